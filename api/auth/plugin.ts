@@ -1,0 +1,81 @@
+// Authentication and authorization, once per request, before the body is read:
+// bearer token → principal; then the route's scope, workspace and resource grant.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Sql } from '../db/index.ts'
+import { AuthInvalidError, AuthMissingError, ForbiddenError } from '../errors.ts'
+import type { Scope } from '../scopes.ts'
+import type { Contract } from '../edge/contract.ts'
+import { canReach, verifyToken, type Principal, type TokenKind } from './tokens.ts'
+
+export interface RouteAuth {
+  contract: Contract
+  /** Scope the route needs; null: any valid token of the workspace. */
+  scope: Scope | null
+  /** No credential needed (documented exceptions only). */
+  public?: boolean
+  /** Token kinds allowed; default: access tokens only. */
+  kinds?: readonly TokenKind[]
+  /** Only the local owner (desktop Unix socket) may call it. */
+  ownerOnly?: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth
+  }
+  interface FastifyRequest {
+    principal: Principal | null
+    /** True on the desktop owner socket: the peer is the local owner. */
+    isOwner: boolean
+  }
+}
+
+export interface AuthOptions {
+  db: Sql
+  /** Resolves the owner principal for requests on the owner socket (desktop). */
+  ownerPrincipal?: (req: FastifyRequest) => Principal | null
+}
+
+const BEARER_RE = /^Bearer\s+(\S+)\s*$/i
+
+async function authPlugin(app: FastifyInstance, opts: AuthOptions): Promise<void> {
+  app.decorateRequest('principal', null)
+  app.decorateRequest('isOwner', false)
+  app.addHook('onRequest', async (req) => {
+    const auth = req.routeOptions.config.auth
+    if (auth === undefined || auth.public === true) return
+    const owner = opts.ownerPrincipal?.(req) ?? null
+    if (owner !== null) {
+      req.principal = owner
+      req.isOwner = true
+      return
+    }
+    if (auth.ownerOnly === true) throw new ForbiddenError('this operation is only available to the owner on the local socket')
+    const header = req.headers.authorization
+    if (header === undefined || header === '') throw new AuthMissingError()
+    const m = BEARER_RE.exec(header)
+    if (m === null) throw new AuthInvalidError()
+    const p = await verifyToken(opts.db, m[1] as string)
+    if (p === null) throw new AuthInvalidError()
+    req.principal = p
+    const kinds = auth.kinds ?? ['access']
+    if (!kinds.includes(p.kind)) throw new ForbiddenError(`a ${p.kind} token cannot call this route`)
+    if (auth.scope !== null && !p.scopes.has(auth.scope)) throw new ForbiddenError(`the token lacks the ${auth.scope} scope`)
+    const params = req.params as Record<string, string | undefined>
+    if (params.workspace_id !== undefined && params.workspace_id !== p.workspaceId) {
+      throw new ForbiddenError('the token belongs to another workspace')
+    }
+    if (params.resource_id !== undefined && !canReach(p, params.resource_id)) {
+      throw new ForbiddenError('the resource is outside the token\'s grant')
+    }
+  })
+}
+
+export const auth = fp(authPlugin, { name: 'lookout-auth' })
+
+/** The authenticated principal of a route that requires one. */
+export function principalOf(req: FastifyRequest): Principal {
+  if (req.principal === null) throw new AuthMissingError()
+  return req.principal
+}

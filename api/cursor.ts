@@ -1,0 +1,46 @@
+// Opaque, tamper-evident keyset cursors: the key values of the last row seen,
+// signed with a server secret so a forged or altered cursor is refused.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Sql } from './db/index.ts'
+
+export class CursorCodec {
+  readonly #key: Buffer
+
+  constructor(key: Buffer) {
+    if (key.length < 16) throw new Error('cursor key must be at least 16 bytes')
+    this.#key = key
+  }
+
+  encode(kind: string, values: readonly unknown[]): string {
+    const body = Buffer.from(JSON.stringify([kind, ...values])).toString('base64url')
+    return body + '.' + this.#sign(body)
+  }
+
+  /** The key values, or null when the cursor is malformed, forged or of another kind. */
+  decode(kind: string, cursor: string): unknown[] | null {
+    const dot = cursor.indexOf('.')
+    if (dot <= 0 || cursor.length > 4096) return null
+    const body = cursor.slice(0, dot)
+    const given = Buffer.from(cursor.slice(dot + 1), 'base64url')
+    const want = Buffer.from(this.#sign(body), 'base64url')
+    if (given.length !== want.length || !timingSafeEqual(given, want)) return null
+    try {
+      const parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown
+      if (!Array.isArray(parsed) || parsed[0] !== kind) return null
+      return parsed.slice(1)
+    } catch {
+      return null
+    }
+  }
+
+  #sign(body: string): string {
+    return createHmac('sha256', this.#key).update(body).digest().subarray(0, 16).toString('base64url')
+  }
+}
+
+/** A per-deployment secret kept in PostgreSQL, created on first use. */
+export async function serverSecret(db: Sql, name: string): Promise<Buffer> {
+  await db.query('INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, randomBytes(32)])
+  const r = await db.query<{ value: Uint8Array }>('SELECT value FROM server_secrets WHERE name = $1', [name])
+  return Buffer.from((r.rows[0] as { value: Uint8Array }).value)
+}

@@ -1,0 +1,5 @@
+export type { Database, Sql, SqlResult } from './sql.ts'
+export { openPglite } from './pglite.ts'
+export { openPostgres } from './postgres.ts'
+export { migrate } from './migrate.ts'
+export type { PgMigration, MigrationSet } from './migrate.ts'

@@ -1,0 +1,20 @@
+// The PostgreSQL port: PGlite in-process by default, a server with DATABASE_URL.
+// Every stage that keeps transactional state talks to this interface only.
+
+export interface SqlResult<T> {
+  rows: T[]
+  rowCount: number
+}
+
+export interface Sql {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<SqlResult<T>>
+  /** Runs one or more statements without parameters (migrations). */
+  exec(text: string): Promise<void>
+}
+
+export interface Database extends Sql {
+  readonly embedded: boolean
+  /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>
+  close(): Promise<void>
+}

@@ -1,0 +1,133 @@
+// Log ingestion routes: the cloud JSON batch, OTLP/HTTP logs (cloud and
+// desktop shape share one path) and the desktop legacy batch. Bodies stay raw
+// bytes here; decoding happens in the worker pool.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  encodeExportLogsResponse, exportLogsResponseJson, UnsupportedMediaTypeError, PayloadTooLargeError,
+  type IngestRequest, type IngestService, type DecodeFailure,
+} from '../../ingest/index.ts'
+import type { Sql } from '../db/index.ts'
+import { principalOf } from '../auth/plugin.ts'
+import { canReach } from '../auth/tokens.ts'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts'
+import { RequestInvalid } from '../edge/error-handler.ts'
+import { toDetails } from '../edge/validation.ts'
+import { SCOPES } from '../scopes.ts'
+import { RESOURCE_PARAMS } from '../resources/schemas.ts'
+import { resourceExists } from '../resources/store.ts'
+import type { Contract } from '../edge/contract.ts'
+
+export interface IngestRoutesOptions {
+  db: Sql
+  ingest: IngestService
+  /** Largest request body as sent (compressed or not). */
+  maxBodyBytes: number
+  /** Which contract the shared OTLP path speaks on this listener. */
+  otlpContract: Contract
+}
+
+const KNOWN_RESOURCES_MAX = 10_000
+
+export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptions): Promise<void> {
+  const { db, ingest } = opts
+  // Resources are never deleted, so a positive answer can be remembered.
+  const known = new Set<string>()
+  const ensureResource = async (ws: string, rid: string): Promise<void> => {
+    const key = ws + '/' + rid
+    if (known.has(key)) return
+    if (!(await resourceExists(db, ws, rid))) throw new NotFoundError('resource')
+    if (known.size >= KNOWN_RESOURCES_MAX) known.clear()
+    known.add(key)
+  }
+
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body))
+
+  const sender = (contract: Contract) => ({
+    auth: { contract, scope: SCOPES.logsWrite, kinds: ['access', 'sender'] as const },
+  })
+
+  app.post('/v1/workspaces/:workspace_id/resources/:resource_id/logs', {
+    config: sender('cloud'), schema: { params: RESOURCE_PARAMS },
+  }, async (req) => {
+    const { ws, rid } = target(req)
+    await ensureResource(ws, rid)
+    const out = await ingest.accept(request(req, 'json', 'json', ws, rid))
+    if (!out.ok) throw failure(out, 'cloud')
+    return { accepted: out.result.accepted }
+  })
+
+  app.post('/v1/workspaces/:workspace_id/resources/:resource_id/otlp/v1/logs', {
+    config: sender(opts.otlpContract), schema: { params: RESOURCE_PARAMS },
+  }, async (req, reply) => {
+    const { ws, rid } = target(req)
+    const format = otlpFormat(req)
+    await ensureResource(ws, rid)
+    const out = await ingest.accept(request(req, 'otlp', format, ws, rid))
+    if (!out.ok) throw failure(out, opts.otlpContract)
+    return otlpReply(reply, format, out.result.rejected, out.result.errorMessage)
+  })
+
+  app.post('/v1/logs', {
+    config: { auth: { contract: 'desktop', scope: SCOPES.logsWrite, kinds: ['access', 'sender'] } },
+  }, async (req) => {
+    const p = principalOf(req)
+    const out = await ingest.accept(request(req, 'legacy', 'json', p.workspaceId, ''), async (rid) => {
+      // The legacy route needs an exact resource grant: an all-resources token is not one.
+      if (!req.isOwner && (p.resourceIds === null || !canReach(p, rid))) {
+        throw new ForbiddenError('logs:write on this route needs an exact grant for the resource')
+      }
+      await ensureResource(p.workspaceId, rid)
+    })
+    if (!out.ok) throw failure(out, 'desktop')
+    return { accepted: out.result.accepted, resource_id: out.result.resourceId }
+  })
+}
+
+function target(req: FastifyRequest): { ws: string; rid: string } {
+  const p = req.params as { workspace_id: string; resource_id: string }
+  return { ws: p.workspace_id, rid: p.resource_id }
+}
+
+function mediaType(req: FastifyRequest): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+}
+
+function isGzip(req: FastifyRequest): boolean {
+  const enc = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim()
+  if (enc === 'gzip') return true
+  if (enc === 'identity' || enc === '') return false
+  throw new UnsupportedMediaTypeError(`Content-Encoding ${enc} (gzip and identity are accepted)`)
+}
+
+function otlpFormat(req: FastifyRequest): 'json' | 'protobuf' {
+  const t = mediaType(req)
+  if (t === 'application/x-protobuf' || t === 'application/protobuf') return 'protobuf'
+  if (t === 'application/json') return 'json'
+  throw new UnsupportedMediaTypeError(`Content-Type ${t || '(none)'} (application/x-protobuf or application/json)`)
+}
+
+function request(req: FastifyRequest, route: IngestRequest['route'], format: 'json' | 'protobuf', ws: string, rid: string): IngestRequest {
+  if (format === 'json' && route !== 'otlp' && mediaType(req) !== 'application/json') {
+    throw new UnsupportedMediaTypeError(`Content-Type ${mediaType(req) || '(none)'} (application/json)`)
+  }
+  const body = req.body
+  if (!(body instanceof Uint8Array) || body.byteLength === 0) throw new BadRequestError('the request has no body')
+  return { route, format, gzip: isGzip(req), body, workspaceId: ws, resourceId: rid }
+}
+
+function failure(f: DecodeFailure, contract: Contract): Error {
+  if (f.kind === 'tooLarge') return new PayloadTooLargeError(f.message)
+  if (f.kind === 'invalid' && contract === 'cloud') return new RequestInvalid(toDetails(f.issues, 'body'))
+  if (f.kind === 'malformed' && contract === 'cloud' && f.issues[0]?.keyword === 'json') {
+    return new RequestInvalid(toDetails(f.issues, 'body'))
+  }
+  const where = f.issues[0]?.instancePath ? ` at ${f.issues[0].instancePath}` : ''
+  return new BadRequestError(f.kind === 'invalid' ? `${f.issues[0]?.message ?? f.message}${where}` : f.message)
+}
+
+function otlpReply(reply: FastifyReply, format: 'json' | 'protobuf', rejected: number, message: string): unknown {
+  if (format === 'json') return exportLogsResponseJson(rejected, message)
+  reply.header('content-type', 'application/x-protobuf')
+  return Buffer.from(encodeExportLogsResponse(rejected, message))
+}

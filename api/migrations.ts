@@ -1,0 +1,56 @@
+// PostgreSQL schema of the API stage.
+import type { MigrationSet } from './db/index.ts'
+
+export const API_MIGRATIONS: MigrationSet = {
+  stage: 'api',
+  migrations: [
+    {
+      version: 1,
+      name: 'workspaces, tokens, resources',
+      sql: `
+        CREATE TABLE workspaces (
+          id uuid PRIMARY KEY,
+          name text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE tokens (
+          id uuid PRIMARY KEY,
+          workspace_id uuid NOT NULL REFERENCES workspaces(id),
+          name text NOT NULL DEFAULT '',
+          kind text NOT NULL DEFAULT 'access',
+          secret_hash bytea NOT NULL,
+          scopes text[] NOT NULL,
+          resource_ids uuid[],
+          staff_id integer,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          revoked_at timestamptz
+        );
+        CREATE INDEX tokens_workspace ON tokens (workspace_id);
+        CREATE TABLE resources (
+          id uuid PRIMARY KEY,
+          workspace_id uuid NOT NULL REFERENCES workspaces(id),
+          external_id text NOT NULL,
+          name text NOT NULL,
+          kind text NOT NULL,
+          status text NOT NULL,
+          provider text NOT NULL,
+          environment text NOT NULL,
+          description text NOT NULL,
+          public_url text NOT NULL,
+          details jsonb NOT NULL,
+          sticker text NOT NULL,
+          tags text[] NOT NULL,
+          revision integer NOT NULL DEFAULT 1,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          UNIQUE (workspace_id, external_id)
+        );
+        CREATE INDEX resources_page ON resources (workspace_id, created_at, id);
+        CREATE TABLE server_secrets (
+          name text PRIMARY KEY,
+          value bytea NOT NULL
+        );
+      `,
+    },
+  ],
+}

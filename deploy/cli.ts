@@ -1,0 +1,158 @@
+// The `lookout` command line.
+import { parseArgs } from 'node:util'
+import { join } from 'node:path'
+import { loadConfig, type LookoutConfig } from './config.ts'
+import { ALL_ROLES, ROLES, startLookout, type Role } from './runtime.ts'
+import { adminOps, callAdmin, type AdminOps, type TokenRequest } from './admin.ts'
+import { lockHolder } from './lock.ts'
+import { API_MIGRATIONS, migrate, openPglite, openPostgres } from '../api/index.ts'
+
+const USAGE = `lookout: a streaming log and monitoring pipeline
+
+Usage:
+  lookout serve [--role api|loader|monitor]...   run the server (all roles by default)
+  lookout workspace create NAME                  create a workspace, print its uuid
+  lookout workspace list
+  lookout token create --workspace WS --scopes s1,s2 [--resources all|UUID,...]
+                       [--name NAME] [--staff STAFF_ID] [--sender]
+                                                 create a token, print it once
+  lookout token revoke ID
+  lookout token list [--workspace WS]            list tokens (never the secrets)
+
+Environment: LOOKOUT_HOST, LOOKOUT_PORT, LOOKOUT_DATA_DIR, CLICKHOUSE_URL, NATS_URL,
+DATABASE_URL and the other LOOKOUT_* settings in README.md.`
+
+export class UsageError extends Error {
+  readonly code = 'LOOKOUT_USAGE'
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv
+  switch (cmd) {
+    case 'serve':
+      return serve(rest)
+    case 'workspace':
+    case 'token':
+      return admin(cmd, rest)
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE + '\n')
+      return cmd === undefined ? 2 : 0
+    default:
+      throw new UsageError(`unknown command ${cmd}\n\n${USAGE}`)
+  }
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { role: { type: 'string', multiple: true } } })
+  const roles = (values.role ?? ALL_ROLES) as Role[]
+  for (const r of roles) if (!(r in ROLES)) throw new UsageError(`unknown role ${r} (api, loader, monitor)`)
+  const config = loadConfig()
+  const lookout = await startLookout(config, { roles })
+  process.stdout.write(`lookout serving ${roles.join(', ')}${lookout.url ? ` on ${lookout.url}` : ''} (data: ${config.dataDir})\n`)
+  await new Promise<void>((resolve) => {
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) return
+      stopping = true
+      process.stdout.write(`${signal}: draining\n`)
+      const hard = setTimeout(() => {
+        process.stderr.write('drain took over 15 s, exiting\n')
+        process.exit(1)
+      }, 15_000)
+      hard.unref()
+      lookout.stop().then(resolve, (err: unknown) => {
+        process.stderr.write(`stop failed: ${String(err)}\n`)
+        process.exit(1)
+      })
+    }
+    process.on('SIGTERM', () => stop('SIGTERM'))
+    process.on('SIGINT', () => stop('SIGINT'))
+  })
+  process.stdout.write('stopped\n')
+  return 0
+}
+
+/** Opens the store directly, when no server holds the data directory. */
+async function withDirectStore<T>(config: LookoutConfig, fn: (ops: AdminOps) => Promise<T>): Promise<T> {
+  if (config.databaseUrl === undefined) {
+    const holder = lockHolder(config.dataDir)
+    if (holder !== null) throw new Error(`a server (pid ${holder}) holds ${config.dataDir} but its admin socket does not answer; retry when it has started`)
+  }
+  const db = config.databaseUrl === undefined ? await openPglite(join(config.dataDir, 'postgres')) : await openPostgres(config.databaseUrl)
+  try {
+    await migrate(db, [API_MIGRATIONS])
+    return await fn(adminOps(db))
+  } finally {
+    await db.close()
+  }
+}
+
+async function run<T>(config: LookoutConfig, viaSocket: () => Promise<unknown | null>, direct: (ops: AdminOps) => Promise<T>): Promise<unknown> {
+  if (config.databaseUrl === undefined) {
+    const r = await viaSocket()
+    if (r !== null) return r
+  }
+  return withDirectStore(config, direct)
+}
+
+async function admin(noun: string, args: string[]): Promise<number> {
+  const config = loadConfig()
+  const [verb, ...rest] = args
+  const out = process.stdout
+  if (noun === 'workspace' && verb === 'create') {
+    const name = rest.join(' ').trim()
+    if (name === '') throw new UsageError('lookout workspace create NAME')
+    const ws = await run(config, () => callAdmin(config.dataDir, 'POST', '/admin/workspaces', { name }), (o) => o.createWorkspace(name)) as { id: string }
+    out.write(ws.id + '\n')
+    return 0
+  }
+  if (noun === 'workspace' && verb === 'list') {
+    const list = await run(config, () => callAdmin(config.dataDir, 'GET', '/admin/workspaces'), (o) => o.listWorkspaces()) as { id: string; name: string }[]
+    for (const w of list) out.write(`${w.id}\t${w.name}\n`)
+    return 0
+  }
+  if (noun === 'token' && verb === 'create') {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        workspace: { type: 'string' }, scopes: { type: 'string' }, resources: { type: 'string' },
+        name: { type: 'string' }, staff: { type: 'string' }, sender: { type: 'boolean' },
+      },
+    })
+    if (values.workspace === undefined || values.scopes === undefined) throw new UsageError('token create needs --workspace and --scopes')
+    const resources = values.resources === undefined || values.resources === 'all' ? 'all' : values.resources.split(',').map((s) => s.trim())
+    const req: TokenRequest = {
+      workspace: values.workspace,
+      scopes: values.scopes.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      resources,
+      name: values.name,
+      staff: values.staff === undefined ? null : Number(values.staff),
+      kind: values.sender === true ? 'sender' : 'access',
+    }
+    if (req.kind === 'sender' && (resources === 'all' || resources.length !== 1 || req.scopes.join() !== 'logs:write')) {
+      throw new UsageError('a sender token has exactly --scopes logs:write and one --resources UUID')
+    }
+    const t = await run(config, () => callAdmin(config.dataDir, 'POST', '/admin/tokens', req), (o) => o.createToken(req)) as { id: string; token: string }
+    process.stderr.write(`token ${t.id} (shown once):\n`)
+    out.write(t.token + '\n')
+    return 0
+  }
+  if (noun === 'token' && verb === 'revoke') {
+    const id = rest[0]
+    if (id === undefined) throw new UsageError('lookout token revoke ID')
+    const r = await run(config, () => callAdmin(config.dataDir, 'POST', `/admin/tokens/${encodeURIComponent(id)}/revoke`), async (o) => ({ revoked: await o.revokeToken(id) })) as { revoked: boolean }
+    out.write(r.revoked ? `revoked ${id}\n` : `no active token ${id}\n`)
+    return r.revoked ? 0 : 1
+  }
+  if (noun === 'token' && verb === 'list') {
+    const { values } = parseArgs({ args: rest, options: { workspace: { type: 'string' } } })
+    const q = values.workspace === undefined ? '' : `?workspace=${encodeURIComponent(values.workspace)}`
+    const list = await run(config, () => callAdmin(config.dataDir, 'GET', `/admin/tokens${q}`), (o) => o.listTokens(values.workspace)) as Record<string, unknown>[]
+    for (const t of list) out.write(JSON.stringify(t) + '\n')
+    return 0
+  }
+  throw new UsageError(`unknown command ${noun} ${verb ?? ''}\n\n${USAGE}`)
+}

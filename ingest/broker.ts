@@ -1,0 +1,168 @@
+// NATS JetStream: the durable buffer between the API and the loaders.
+import { connect } from '@nats-io/transport-node'
+import type { NatsConnection } from '@nats-io/transport-node'
+import {
+  AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType,
+  type JetStreamClient, type JetStreamManager, type PubAck,
+} from '@nats-io/jetstream'
+import { headers } from '@nats-io/transport-node'
+import { BrokerUnavailableError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
+
+export const SUBJECTS = {
+  rows: 'lookout.logs.rows',
+  legacy: 'lookout.logs.legacy',
+  deadLetter: 'lookout.dlq.logs',
+} as const
+
+export const HEADER_ROWS = 'Lookout-Rows'
+
+export interface BrokerOptions {
+  servers: string | string[]
+  stream?: string
+  /** Replicas of the streams (3 on a cluster). */
+  replicas?: number
+  /** Largest backlog in bytes; past it publishes fail (never silent loss). */
+  maxBytes?: number
+  /** Window within which a repeated Nats-Msg-Id is a duplicate. */
+  duplicateWindowMs?: number
+  /** Time to wait for a publish acknowledgement. */
+  publishTimeoutMs?: number
+  name?: string
+}
+
+const MS = 1_000_000 // nanoseconds per millisecond (JetStream durations are ns)
+
+export class Broker {
+  readonly stream: string
+  readonly consumerName = 'loader'
+  readonly #opts: Required<Omit<BrokerOptions, 'name'>>
+  #nc: NatsConnection | null = null
+  #js: JetStreamClient | null = null
+  #jsm: JetStreamManager | null = null
+
+  constructor(options: BrokerOptions) {
+    const replicas = options.replicas ?? 1
+    if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw new InvalidOptionError('replicas', 'must be an integer 1..5')
+    const maxBytes = options.maxBytes ?? 8 * 1024 ** 3
+    if (!(maxBytes > 0)) throw new InvalidOptionError('maxBytes', 'must be > 0')
+    this.stream = options.stream ?? 'LOGS'
+    this.#opts = {
+      servers: options.servers,
+      stream: this.stream,
+      replicas,
+      maxBytes,
+      duplicateWindowMs: options.duplicateWindowMs ?? 120_000,
+      publishTimeoutMs: options.publishTimeoutMs ?? 10_000,
+    }
+    this.#name = options.name ?? 'lookout'
+  }
+
+  readonly #name: string
+
+  async start(): Promise<void> {
+    this.#nc = await connect({
+      servers: this.#opts.servers,
+      name: this.#name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    })
+    this.#js = jetstream(this.#nc, { timeout: this.#opts.publishTimeoutMs })
+    this.#jsm = await jetstreamManager(this.#nc)
+    await this.#ensureStreams()
+  }
+
+  get connection(): NatsConnection {
+    if (this.#nc === null) throw new BrokerUnavailableError('not connected')
+    return this.#nc
+  }
+
+  get js(): JetStreamClient {
+    if (this.#js === null) throw new BrokerUnavailableError('not connected')
+    return this.#js
+  }
+
+  get jsm(): JetStreamManager {
+    if (this.#jsm === null) throw new BrokerUnavailableError('not connected')
+    return this.#jsm
+  }
+
+  async #ensureStreams(): Promise<void> {
+    const jsm = this.jsm
+    const logs = {
+      name: this.stream,
+      subjects: [SUBJECTS.rows, SUBJECTS.legacy],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Workqueue,
+      discard: DiscardPolicy.New,
+      max_bytes: this.#opts.maxBytes,
+      num_replicas: this.#opts.replicas,
+      duplicate_window: this.#opts.duplicateWindowMs * MS,
+    }
+    const dlq = {
+      name: this.stream + '_DLQ',
+      subjects: [SUBJECTS.deadLetter],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_age: 7 * 24 * 3600 * 1000 * MS,
+      num_replicas: this.#opts.replicas,
+    }
+    for (const cfg of [logs, dlq]) {
+      try {
+        await jsm.streams.info(cfg.name)
+        await jsm.streams.update(cfg.name, cfg)
+      } catch (err) {
+        if (!isNotFound(err)) throw err
+        await jsm.streams.add(cfg)
+      }
+    }
+    try {
+      await jsm.consumers.info(this.stream, this.consumerName)
+    } catch (err) {
+      if (!isNotFound(err)) throw err
+      await jsm.consumers.add(this.stream, {
+        durable_name: this.consumerName,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: 60_000 * MS,
+        max_ack_pending: 20_000,
+        max_deliver: -1,
+      })
+    }
+  }
+
+  /** Publishes one message and waits for the stream's acknowledgement. */
+  async publish(subject: string, data: Uint8Array, msgId: string, rows: number): Promise<PubAck> {
+    const h = headers()
+    h.set(HEADER_ROWS, String(rows))
+    try {
+      return await this.js.publish(subject, data, { msgID: msgId, headers: h, timeout: this.#opts.publishTimeoutMs })
+    } catch (err) {
+      const text = String((err as Error)?.message ?? err)
+      if (/maximum (bytes|messages)|resources exceeded|insufficient resources/i.test(text)) {
+        throw new IngestOverloadedError('the durable buffer is full')
+      }
+      throw new BrokerUnavailableError(text)
+    }
+  }
+
+  /** Messages waiting for the loaders (stream backlog) and those delivered but unacked. */
+  async backlog(): Promise<{ pending: number; ackPending: number; bytes: number }> {
+    const [ci, si] = await Promise.all([
+      this.jsm.consumers.info(this.stream, this.consumerName),
+      this.jsm.streams.info(this.stream),
+    ])
+    return { pending: ci.num_pending, ackPending: ci.num_ack_pending, bytes: si.state.bytes }
+  }
+
+  async close(): Promise<void> {
+    const nc = this.#nc
+    this.#nc = null
+    if (nc !== null && !nc.isClosed()) await nc.drain().catch(() => nc.close())
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; api_error?: { err_code?: number }; message?: string }
+  return e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(String(e?.message ?? ''))
+}

@@ -1,0 +1,98 @@
+// Piscina worker: decompress, decode, validate and encode one ingest request.
+// Runs off the event loop; answers with plain data and one transferred buffer.
+import { createHash } from 'node:crypto'
+import { gunzipSync } from 'node:zlib'
+import { Piscina } from 'piscina'
+import { decodeJsonBatch } from './json-batch.ts'
+import { decodeLegacyBatch } from './legacy.ts'
+import { decodeOtlpJson } from './otlp-json.ts'
+import { decodeOtlpProtobuf } from './otlp-proto.ts'
+import { issue } from './issues.ts'
+import type { DecodeContext } from './context.ts'
+import type { DecodeFailure, DecodeOutcome, DecodeTask } from './task.ts'
+import { newRowFields, packChunks, RowWriter } from '../rows.ts'
+import { LIMITS } from './schemas.ts'
+
+const fields = newRowFields()
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function fail(kind: DecodeFailure['kind'], message: string, issues: DecodeFailure['issues'] = []): DecodeFailure {
+  return { ok: false, kind, message, issues }
+}
+
+export default function decode(task: DecodeTask): DecodeOutcome | object {
+  let bytes: Uint8Array = task.body
+  if (task.gzip) {
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: task.maxDecompressedBytes })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+        return fail('tooLarge', `the body inflates past ${task.maxDecompressedBytes} bytes`)
+      }
+      return fail('malformed', 'the body is not valid gzip')
+    }
+  } else if (bytes.byteLength > task.maxDecompressedBytes) {
+    return fail('tooLarge', `the body is over ${task.maxDecompressedBytes} bytes`)
+  }
+
+  // The content hash makes a retried request publish the same message ids.
+  const baseId = createHash('sha256')
+    .update(task.route).update(task.workspaceId).update(task.resourceId).update(bytes)
+    .digest('hex').slice(0, 24)
+  const ctx: DecodeContext = {
+    minTimeNs: task.minTimeNs,
+    maxTimeNs: task.maxTimeNs,
+    receivedNs: task.receivedNs,
+    maxMessageLength: LIMITS.messageLength,
+    fields,
+  }
+
+  let text = ''
+  if (task.format === 'json') {
+    try {
+      text = utf8.decode(bytes)
+    } catch {
+      return fail('malformed', 'the body is not valid UTF-8')
+    }
+  }
+  try {
+    if (task.route === 'otlp') {
+      const writer = new RowWriter(task.workspaceId, task.resourceId, baseId, task.receivedNs, task.maxChunkBytes)
+      const r = task.format === 'protobuf' ? decodeOtlpProtobuf(bytes, writer, ctx) : decodeOtlpJson(text, writer, ctx)
+      return success(task, writer, r.accepted, r.rejected, r.errorMessage, task.resourceId, [])
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch (err) {
+      return fail('malformed', 'the body is not valid JSON', [issue('', 'json', (err as Error).message)])
+    }
+    if (task.route === 'json') {
+      const writer = new RowWriter(task.workspaceId, task.resourceId, baseId, task.receivedNs, task.maxChunkBytes)
+      const r = decodeJsonBatch(body, writer, ctx)
+      if (!r.ok) return fail('invalid', 'the batch is invalid', r.issues)
+      return success(task, writer, r.accepted, 0, '', task.resourceId, [])
+    }
+    if (bytes.byteLength > LIMITS.legacyBatchBytes) return fail('tooLarge', `a batch is at most ${LIMITS.legacyBatchBytes} bytes`)
+    const rid = typeof (body as { resource_id?: unknown })?.resource_id === 'string' ? (body as { resource_id: string }).resource_id : ''
+    const writer = new RowWriter(task.workspaceId, rid, baseId, task.receivedNs, task.maxChunkBytes)
+    const r = decodeLegacyBatch(body, writer, { ...ctx, maxMessageLength: LIMITS.legacyMessageLength })
+    if (!r.ok) return fail(r.tooLarge ? 'tooLarge' : 'invalid', r.issues[0]?.message ?? 'the batch is invalid', r.issues)
+    return success(task, writer, r.accepted, 0, '', r.resourceId, r.eventIds)
+  } catch (err) {
+    if ((err as { code?: string }).code === 'LOOKOUT_INGEST_MALFORMED') return fail('malformed', (err as Error).message)
+    throw err
+  }
+}
+
+function success(task: DecodeTask, writer: RowWriter, accepted: number, rejected: number, errorMessage: string, resourceId: string, eventIds: string[]): DecodeOutcome | object {
+  const { data, spans } = packChunks(writer.finish())
+  for (const s of spans) {
+    if (s.length > task.maxMessageBytes) return fail('tooLarge', `a single record encodes to more than ${task.maxMessageBytes} bytes`)
+  }
+  const result: DecodeOutcome = { ok: true, accepted, rejected, errorMessage, resourceId, data, chunks: spans, eventIds }
+  return Piscina.move({
+    [Piscina.transferableSymbol]: [data.buffer],
+    [Piscina.valueSymbol]: result,
+  } as never)
+}

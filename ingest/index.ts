@@ -1,0 +1,30 @@
+// Public surface of the ingest stage: decoding, the durable buffer, the loader
+// and the ClickHouse log store with its schema.
+export { Broker, SUBJECTS, HEADER_ROWS } from './broker.ts'
+export type { BrokerOptions } from './broker.ts'
+export { DecoderPool } from './pool.ts'
+export type { DecoderPoolOptions } from './pool.ts'
+export { IngestService } from './service.ts'
+export type { IngestServiceOptions, IngestRequest, IngestResult, IngestOutcome } from './service.ts'
+export { Loader } from './loader.ts'
+export type { LoaderOptions, LoaderStats } from './loader.ts'
+export { openLogStore } from './store.ts'
+export type { LogStore, LogStoreOptions, QueryResult, QueryParams } from './store.ts'
+export { migrateLogStore, SCHEMA_VERSION } from './schema.ts'
+export type { SchemaOptions } from './schema.ts'
+export { enforceSizeCap, scheduleSizeCap } from './retention.ts'
+export type { SizeCapResult } from './retention.ts'
+export { INGEST_ROUTES, FAILURE_KINDS } from './decode/task.ts'
+export type { IngestRoute, DecodeFailure, FailureKind } from './decode/task.ts'
+export type { Issue } from './decode/issues.ts'
+export { BATCH_SCHEMA, EVENT_SCHEMA, LEGACY_BATCH_SCHEMA, LIMITS } from './decode/schemas.ts'
+export { AJV_OPTIONS, addContractFormats, createAjv } from './decode/ajv.ts'
+export { encodeExportLogsResponse, exportLogsResponseJson } from './decode/otlp-response.ts'
+export { SEVERITY_RANGES, SEVERITY_NAMES, severityNameOf, severityNumberFromText } from './severity.ts'
+export type { SeverityName } from './severity.ts'
+export { parseIsoTime, formatNs, nowNs } from './time.ts'
+export {
+  MalformedPayloadError, PayloadTooLargeError, UnsupportedMediaTypeError, IngestOverloadedError,
+  BrokerUnavailableError, StorageUnavailableError, InvalidOptionError, INGEST_ERROR_CODES,
+} from './errors.ts'
+export type { IngestErrorCode } from './errors.ts'

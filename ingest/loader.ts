@@ -1,0 +1,291 @@
+// The loader: pulls row messages from JetStream, batches them by rows, bytes
+// and time, bulk-inserts into ClickHouse, and acknowledges only after the insert.
+import { createHash } from 'node:crypto'
+import pRetry from 'p-retry'
+import type { Consumer, JsMsg } from '@nats-io/jetstream'
+import { headers } from '@nats-io/transport-node'
+import { HEADER_ROWS, SUBJECTS, type Broker } from './broker.ts'
+import type { LogStore } from './store.ts'
+import { InvalidOptionError } from './errors.ts'
+import { isDataError } from './store-errors.ts'
+
+export interface LoaderOptions {
+  /** Rows per insert before a batch is cut; default 50,000. */
+  maxRows?: number
+  /** Bytes per insert before a batch is cut; default 32 MiB. */
+  maxBytes?: number
+  /** Longest a row waits in a partial batch, ms; default 500. */
+  flushMs?: number
+  /** Longest wait between insert retries, ms; default 30,000. */
+  maxRetryDelayMs?: number
+}
+
+export interface LoaderStats {
+  batches: number
+  rows: number
+  messages: number
+  duplicatesSkipped: number
+  deadLettered: number
+  insertErrors: number
+  lastInsertMs: number
+  lastBatchRows: number
+}
+
+const MAX_FETCH_MESSAGES = 512
+
+export class Loader {
+  readonly #broker: Broker
+  readonly #store: LogStore
+  readonly #maxRows: number
+  readonly #maxBytes: number
+  readonly #flushMs: number
+  readonly #maxRetryDelayMs: number
+  readonly stats: LoaderStats = {
+    batches: 0, rows: 0, messages: 0, duplicatesSkipped: 0, deadLettered: 0, insertErrors: 0, lastInsertMs: 0, lastBatchRows: 0,
+  }
+  #consumer: Consumer | null = null
+  #stopping = false
+  #running: Promise<void> | null = null
+  #abort = new AbortController()
+
+  constructor(broker: Broker, store: LogStore, options: LoaderOptions = {}) {
+    this.#broker = broker
+    this.#store = store
+    this.#maxRows = positive('maxRows', options.maxRows ?? 50_000)
+    this.#maxBytes = positive('maxBytes', options.maxBytes ?? 32 * 1024 * 1024)
+    this.#flushMs = positive('flushMs', options.flushMs ?? 500)
+    this.#maxRetryDelayMs = positive('maxRetryDelayMs', options.maxRetryDelayMs ?? 30_000)
+  }
+
+  async start(): Promise<void> {
+    this.#consumer = await this.#broker.js.consumers.get(this.#broker.stream, this.#broker.consumerName)
+    this.#running = this.#run()
+  }
+
+  /** Stops pulling, loads and acknowledges what it holds, then resolves. */
+  async stop(): Promise<void> {
+    this.#stopping = true
+    await this.#running
+  }
+
+  /** Stops at once: a batch being retried is abandoned unacknowledged (JetStream redelivers it). */
+  async kill(): Promise<void> {
+    this.#stopping = true
+    this.#abort.abort()
+    await this.#running?.catch(() => undefined)
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopping) {
+      const batch = await this.#collect()
+      if (batch.length > 0) await this.#load(batch)
+    }
+  }
+
+  /** Gathers one batch: returns when it is full, its oldest message is flushMs old, or on stop. */
+  async #collect(): Promise<JsMsg[]> {
+    const batch: JsMsg[] = []
+    let rows = 0
+    let bytes = 0
+    let deadline = 0
+    const consumer = this.#consumer as Consumer
+    while (!this.#stopping && rows < this.#maxRows && bytes < this.#maxBytes) {
+      const wait = deadline === 0 ? 1_000 : deadline - Date.now()
+      if (deadline !== 0 && wait <= 0) break
+      let iter
+      try {
+        iter = await consumer.fetch({ max_messages: MAX_FETCH_MESSAGES, expires: Math.max(wait, 50) })
+      } catch {
+        await sleep(250)
+        continue
+      }
+      for await (const m of iter) {
+        batch.push(m)
+        rows += rowsOf(m)
+        bytes += m.data.byteLength
+        if (deadline === 0) deadline = Date.now() + this.#flushMs
+      }
+    }
+    return batch
+  }
+
+  async #load(batch: JsMsg[]): Promise<void> {
+    let todo = batch
+    if (batch.some((m) => m.redelivered)) todo = await this.#dropAlreadyLoaded(batch)
+    const legacy = todo.filter((m) => m.subject === SUBJECTS.legacy)
+    const bodies = new Map<JsMsg, Uint8Array>()
+    if (legacy.length > 0) await this.#dropKnownEventIds(legacy, bodies)
+    const parts: Uint8Array[] = []
+    let rows = 0
+    for (const m of todo) {
+      const body = bodies.get(m) ?? m.data
+      if (body.byteLength === 0) continue
+      parts.push(body)
+      rows += bodies.has(m) ? countLines(body) : rowsOf(m)
+    }
+    if (parts.length > 0) {
+      const token = batchToken(todo)
+      try {
+        await this.#insertWithRetry(Buffer.concat(parts), token, todo)
+      } catch (err) {
+        if (this.#abort.signal.aborted) return
+        if (!isDataError(err)) throw err
+        await this.#loadOneByOne(todo, bodies)
+        rows = 0
+      }
+    }
+    for (const m of batch) m.ack()
+    await this.#broker.connection.flush().catch(() => undefined)
+    this.stats.batches++
+    this.stats.messages += batch.length
+    this.stats.rows += rows
+    this.stats.lastBatchRows = rows
+  }
+
+  async #insertWithRetry(body: Uint8Array, token: string, msgs: JsMsg[]): Promise<void> {
+    const started = performance.now()
+    await pRetry(() => this.#store.insertJsonRows('logs', body, token), {
+      retries: Number.POSITIVE_INFINITY,
+      minTimeout: 200,
+      maxTimeout: this.#maxRetryDelayMs,
+      signal: this.#abort.signal,
+      shouldRetry: ({ error }) => !isDataError(error),
+      onFailedAttempt: () => {
+        this.stats.insertErrors++
+        // Keep JetStream from redelivering what this loader still holds.
+        for (const m of msgs) m.working()
+      },
+    })
+    this.stats.lastInsertMs = performance.now() - started
+  }
+
+  /** A batch with bad data: load message by message and dead-letter the ones that fail. */
+  async #loadOneByOne(msgs: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<void> {
+    for (const m of msgs) {
+      const body = bodies.get(m) ?? m.data
+      if (body.byteLength === 0) continue
+      try {
+        await this.#insertWithRetry(body, 'msg-' + (msgIdOf(m) || String(m.seq)), [m])
+        this.stats.rows += rowsOf(m)
+      } catch (err) {
+        if (!isDataError(err)) throw err
+        const h = headers()
+        h.set('Lookout-Original-Subject', m.subject)
+        h.set('Lookout-Error', String((err as Error).message).slice(0, 500).replace(/[\r\n]+/g, ' '))
+        await this.#broker.js.publish(SUBJECTS.deadLetter, m.data, { headers: h, msgID: 'dlq-' + (msgIdOf(m) || String(m.seq)) })
+        this.stats.deadLettered++
+      }
+    }
+  }
+
+  /**
+   * Redelivered messages may have been inserted before a crash lost the ack.
+   * Rows carry their message id (batch_id): skip messages already stored whole,
+   * delete and reload any stored in part.
+   */
+  async #dropAlreadyLoaded(batch: JsMsg[]): Promise<JsMsg[]> {
+    const ids = batch.filter((m) => m.redelivered).map(msgIdOf).filter((id) => id !== '')
+    if (ids.length === 0) return batch
+    const db = this.#store.database
+    const found = await this.#withRetry(() => this.#store.query<{ batch_id: string; n: string }>(
+      `SELECT batch_id, count() AS n FROM ${db}.logs WHERE batch_id IN {ids:Array(String)} GROUP BY batch_id`, { ids }))
+    const stored = new Map(found.rows.map((r) => [r.batch_id, Number(r.n)]))
+    const partial: string[] = []
+    const keep: JsMsg[] = []
+    for (const m of batch) {
+      const n = stored.get(msgIdOf(m))
+      if (n === undefined) keep.push(m)
+      else if (n >= rowsOf(m)) this.stats.duplicatesSkipped += n
+      else {
+        partial.push(msgIdOf(m))
+        keep.push(m)
+      }
+    }
+    if (partial.length > 0) {
+      await this.#withRetry(() => this.#store.command(`DELETE FROM ${db}.logs WHERE batch_id IN {ids:Array(String)}`, { ids: partial }))
+    }
+    return keep
+  }
+
+  /** Legacy events are deduplicated per resource by their caller-given id, forever (within retention). */
+  async #dropKnownEventIds(msgs: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<void> {
+    const lines = new Map<JsMsg, { rid: string; eid: string; line: string }[]>()
+    const byResource = new Map<string, Set<string>>()
+    const decoder = new TextDecoder()
+    for (const m of msgs) {
+      const list = decoder.decode(m.data).split('\n').filter((l) => l !== '').map((line) => {
+        const row = JSON.parse(line) as { resource_id: string; event_id: string }
+        return { rid: row.resource_id, eid: row.event_id, line }
+      })
+      lines.set(m, list)
+      for (const l of list) {
+        let set = byResource.get(l.rid)
+        if (set === undefined) byResource.set(l.rid, (set = new Set()))
+        set.add(l.eid)
+      }
+    }
+    const known = new Set<string>()
+    const db = this.#store.database
+    for (const [rid, ids] of byResource) {
+      const r = await this.#withRetry(() => this.#store.query<{ event_id: string }>(
+        `SELECT DISTINCT event_id FROM ${db}.logs WHERE resource_id = {rid:UUID} AND event_id IN {ids:Array(String)}`,
+        { rid, ids: [...ids] }))
+      for (const row of r.rows) known.add(rid + '/' + row.event_id)
+    }
+    for (const [m, list] of lines) {
+      let text = ''
+      for (const l of list) {
+        const key = l.rid + '/' + l.eid
+        if (known.has(key)) {
+          this.stats.duplicatesSkipped++
+          continue
+        }
+        known.add(key) // the same id twice in this batch is stored once
+        text += l.line + '\n'
+      }
+      bodies.set(m, Buffer.from(text))
+    }
+  }
+
+  #withRetry<T>(fn: () => Promise<T>): Promise<T> {
+    return pRetry(fn, {
+      retries: Number.POSITIVE_INFINITY,
+      minTimeout: 200,
+      maxTimeout: this.#maxRetryDelayMs,
+      signal: this.#abort.signal,
+      onFailedAttempt: () => {
+        this.stats.insertErrors++
+      },
+    })
+  }
+}
+
+function rowsOf(m: JsMsg): number {
+  return Number(m.headers?.get(HEADER_ROWS) ?? 0) || countLines(m.data)
+}
+
+function msgIdOf(m: JsMsg): string {
+  return m.headers?.get('Nats-Msg-Id') ?? ''
+}
+
+function countLines(b: Uint8Array): number {
+  let n = 0
+  for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++
+  return n
+}
+
+/** The same messages always give the same token, so a retried insert is deduplicated. */
+function batchToken(msgs: readonly JsMsg[]): string {
+  const h = createHash('sha256')
+  for (const m of msgs) h.update(msgIdOf(m) || String(m.seq)).update(',')
+  return h.digest('hex')
+}
+
+function positive(name: string, v: number): number {
+  if (!Number.isFinite(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive number')
+  return v
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms))
+}

@@ -1,0 +1,58 @@
+// The decoder worker pool: one piscina pool, request bodies moved to a worker
+// and encoded rows moved back, never structured-cloned.
+import { availableParallelism } from 'node:os'
+import { Piscina } from 'piscina'
+import type { DecodeOutcome, DecodeTask } from './decode/task.ts'
+import { InvalidOptionError } from './errors.ts'
+
+export interface DecoderPoolOptions {
+  /** Worker threads; default: available cores. */
+  threads?: number
+  /** Tasks waiting for a worker before run() rejects; default 256. */
+  maxQueue?: number
+}
+
+export class DecoderPool {
+  readonly #pool: Piscina<DecodeTask, DecodeOutcome>
+
+  constructor(options: DecoderPoolOptions = {}) {
+    const threads = options.threads ?? Math.max(1, availableParallelism())
+    if (!Number.isInteger(threads) || threads < 1) throw new InvalidOptionError('threads', 'must be an integer >= 1')
+    const maxQueue = options.maxQueue ?? 256
+    if (!Number.isInteger(maxQueue) || maxQueue < 1) throw new InvalidOptionError('maxQueue', 'must be an integer >= 1')
+    this.#pool = new Piscina({
+      filename: new URL('./decode/worker.ts', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      maxQueue,
+      idleTimeout: 60_000,
+    })
+  }
+
+  /** Decodes one request; the body's memory moves to the worker. */
+  run(task: DecodeTask): Promise<DecodeOutcome> {
+    const body = task.body
+    // A body sharing Node's small-buffer pool cannot be transferred: copy it.
+    const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength
+      ? body
+      : new Uint8Array(body)
+    task.body = own
+    return this.#pool.run(task, { transferList: [own.buffer] as never })
+  }
+
+  get queueSize(): number {
+    return this.#pool.queueSize
+  }
+
+  get utilization(): number {
+    return this.#pool.utilization
+  }
+
+  get threads(): number {
+    return this.#pool.threads.length
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close()
+  }
+}

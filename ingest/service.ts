@@ -1,0 +1,144 @@
+// Ingest as the API sees it: admit a request under the in-flight byte budget,
+// decode it in a worker, publish its rows durably, and report what was kept.
+import type { Broker } from './broker.ts'
+import { SUBJECTS } from './broker.ts'
+import type { DecoderPool } from './pool.ts'
+import type { DecodeFailure, DecodeSuccess, DecodeTask, IngestRoute } from './decode/task.ts'
+import { IngestOverloadedError, InvalidOptionError } from './errors.ts'
+import { LIMITS } from './decode/schemas.ts'
+import { nowNs } from './time.ts'
+
+export interface IngestServiceOptions {
+  /** Request bytes being decoded or published at once; past it requests are refused. Default 256 MiB. */
+  maxInFlightBytes?: number
+  /** Largest decompressed body. Default 64 MiB. */
+  maxDecompressedBytes?: number
+  /** Target size of one broker message. Default 1 MiB. */
+  chunkBytes?: number
+  /** Largest broker message (the server's max_payload). Default 8 MiB. */
+  maxMessageBytes?: number
+  /** Days of retention: older events are refused. Default 7. */
+  retentionDays?: number
+}
+
+export interface IngestRequest {
+  route: IngestRoute
+  format: 'json' | 'protobuf'
+  gzip: boolean
+  body: Uint8Array
+  workspaceId: string
+  resourceId: string
+}
+
+export interface IngestResult {
+  accepted: number
+  rejected: number
+  errorMessage: string
+  resourceId: string
+  duplicateMessages: number
+}
+
+export type IngestOutcome = { ok: true; result: IngestResult } | DecodeFailure
+
+export class IngestService {
+  readonly #pool: DecoderPool
+  readonly #broker: Broker
+  readonly #maxInFlight: number
+  readonly #maxDecompressed: number
+  readonly #chunkBytes: number
+  readonly #maxMessageBytes: number
+  readonly #retentionNs: bigint
+  #inFlight = 0
+  #draining = false
+  #pending = new Set<Promise<unknown>>()
+
+  constructor(pool: DecoderPool, broker: Broker, options: IngestServiceOptions = {}) {
+    this.#pool = pool
+    this.#broker = broker
+    this.#maxInFlight = positiveInt('maxInFlightBytes', options.maxInFlightBytes ?? 256 * 1024 * 1024)
+    this.#maxDecompressed = positiveInt('maxDecompressedBytes', options.maxDecompressedBytes ?? 64 * 1024 * 1024)
+    this.#chunkBytes = positiveInt('chunkBytes', options.chunkBytes ?? 1024 * 1024)
+    this.#maxMessageBytes = positiveInt('maxMessageBytes', options.maxMessageBytes ?? 8 * 1024 * 1024)
+    this.#retentionNs = BigInt(positiveInt('retentionDays', options.retentionDays ?? 7)) * 86_400n * 1_000_000_000n
+  }
+
+  get inFlightBytes(): number {
+    return this.#inFlight
+  }
+
+  get maxInFlightBytes(): number {
+    return this.#maxInFlight
+  }
+
+  /**
+   * Decodes and durably publishes one request. `authorize` sees the resource
+   * id the rows belong to (the legacy body names it) before anything is published.
+   */
+  async accept(req: IngestRequest, authorize?: (resourceId: string) => Promise<void>): Promise<IngestOutcome> {
+    const size = req.body.byteLength
+    if (this.#draining) throw new IngestOverloadedError('the server is shutting down')
+    if (this.#inFlight + size > this.#maxInFlight && this.#inFlight > 0) {
+      throw new IngestOverloadedError(`${this.#inFlight} bytes in flight`)
+    }
+    this.#inFlight += size
+    const work = this.#decodeAndPublish(req, authorize)
+    this.#pending.add(work)
+    try {
+      return await work
+    } finally {
+      this.#pending.delete(work)
+      this.#inFlight -= size
+    }
+  }
+
+  async #decodeAndPublish(req: IngestRequest, authorize?: (resourceId: string) => Promise<void>): Promise<IngestOutcome> {
+    const now = nowNs()
+    const task: DecodeTask = {
+      route: req.route,
+      format: req.format,
+      gzip: req.gzip,
+      body: req.body,
+      workspaceId: req.workspaceId,
+      resourceId: req.resourceId,
+      receivedNs: now.toString(),
+      minTimeNs: now - this.#retentionNs,
+      maxTimeNs: now + BigInt(LIMITS.futureToleranceMs) * 1_000_000n,
+      maxDecompressedBytes: this.#maxDecompressed,
+      maxChunkBytes: this.#chunkBytes,
+      maxMessageBytes: this.#maxMessageBytes,
+    }
+    const out = await this.#pool.run(task)
+    if (!out.ok) return out
+    if (authorize !== undefined) await authorize(out.resourceId)
+    const duplicateMessages = await this.#publish(out, req.route === 'legacy' ? SUBJECTS.legacy : SUBJECTS.rows)
+    return {
+      ok: true,
+      result: {
+        accepted: out.accepted,
+        rejected: out.rejected,
+        errorMessage: out.errorMessage,
+        resourceId: out.resourceId,
+        duplicateMessages,
+      },
+    }
+  }
+
+  async #publish(out: DecodeSuccess, subject: string): Promise<number> {
+    const acks = out.chunks.map((c) => this.#broker.publish(subject, out.data.subarray(c.offset, c.offset + c.length), c.id, c.rows))
+    const done = await Promise.all(acks)
+    let dups = 0
+    for (const a of done) if (a.duplicate) dups++
+    return dups
+  }
+
+  /** Refuses new requests and waits for those in flight to be acknowledged. */
+  async drain(): Promise<void> {
+    this.#draining = true
+    await Promise.allSettled([...this.#pending])
+  }
+}
+
+function positiveInt(name: string, v: number): number {
+  if (!Number.isInteger(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive integer')
+  return v
+}

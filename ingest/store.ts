@@ -1,0 +1,134 @@
+// The log store port: ClickHouse, either in-process (chdb) or a server.
+// One SQL dialect for both; only how bytes reach the engine differs.
+import { Readable } from 'node:stream'
+import { createClient, type ClickHouseClient } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+import { InvalidOptionError } from './errors.ts'
+
+export type QueryParams = Record<string, unknown>
+
+export interface LogStore {
+  readonly embedded: boolean
+  readonly database: string
+  /** Runs a statement that returns no rows. */
+  command(sql: string, params?: QueryParams): Promise<void>
+  /** Runs a query and returns its JSONEachRow rows, with the engine's read statistics. */
+  query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
+  /** Inserts JSONEachRow bytes into a table; a repeated token is a no-op. */
+  insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void>
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
+
+export interface QueryResult<T> {
+  rows: T[]
+  rowsRead: number
+  bytesRead: number
+  elapsedMs: number
+}
+
+export interface LogStoreOptions {
+  /** A ClickHouse server URL (http://user:pass@host:8123); absent means embedded chdb. */
+  url?: string
+  /** Data directory of the embedded engine. */
+  path?: string
+  database?: string
+}
+
+export function openLogStore(options: LogStoreOptions): LogStore {
+  const database = options.database ?? 'lookout'
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new InvalidOptionError('database', 'must be a plain identifier')
+  if (options.url !== undefined && options.url !== '') return new ServerStore(options.url, database)
+  if (options.path === undefined) throw new InvalidOptionError('path', 'the embedded engine needs a data directory')
+  return new ChdbStore(options.path, database)
+}
+
+function summaryNumbers(summary: Record<string, string | undefined> | undefined): { rowsRead: number; bytesRead: number; elapsedMs: number } {
+  return {
+    rowsRead: Number(summary?.read_rows ?? 0),
+    bytesRead: Number(summary?.read_bytes ?? 0),
+    elapsedMs: Number(summary?.elapsed_ns ?? 0) / 1e6,
+  }
+}
+
+abstract class ClientStore implements LogStore {
+  abstract readonly embedded: boolean
+  readonly database: string
+  protected readonly client: ClickHouseClient
+
+  constructor(client: ClickHouseClient, database: string) {
+    this.client = client
+    this.database = database
+  }
+
+  async command(sql: string, params?: QueryParams): Promise<void> {
+    await this.client.command({ query: sql, query_params: params })
+  }
+
+  async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' })
+    const rows = await rs.json<T>()
+    const summary = (rs as unknown as { response_headers?: Record<string, string> }).response_headers?.['x-clickhouse-summary']
+    const parsed = typeof summary === 'string' ? JSON.parse(summary) as Record<string, string> : undefined
+    return { rows, ...summaryNumbers(parsed) }
+  }
+
+  abstract insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void>
+
+  async ping(): Promise<boolean> {
+    try {
+      const r = await this.client.ping()
+      return r.success
+    } catch {
+      return false
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close()
+  }
+}
+
+class ServerStore extends ClientStore {
+  readonly embedded = false
+
+  constructor(url: string, database: string) {
+    super(createClient({ url, request_timeout: 60_000, max_open_connections: 8 }), database)
+  }
+
+  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
+    await this.client.exec({
+      query: `INSERT INTO ${this.database}.${table} FORMAT JSONEachRow`,
+      values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]),
+      clickhouse_settings: { insert_deduplication_token: dedupToken, async_insert: 0 },
+    })
+  }
+}
+
+class ChdbStore extends ClientStore {
+  readonly embedded = true
+  readonly #conn: ReturnType<typeof createChdbConnection>
+
+  constructor(path: string, database: string) {
+    const conn = createChdbConnection({ path })
+    super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database)
+    this.#conn = conn
+  }
+
+  override async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' })
+    const rows = await rs.json<T>()
+    const summary = (rs as unknown as { summary?: Record<string, string> }).summary
+    return { rows, ...summaryNumbers(summary) }
+  }
+
+  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
+    // Zero-copy: the engine parses the bytes on its own threads.
+    await this.#conn.chdb.rawInsert({
+      table: `${this.database}.${table}`,
+      format: 'JSONEachRow',
+      values: body,
+      settings: { insert_deduplication_token: dedupToken },
+    })
+  }
+}
