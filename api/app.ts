@@ -2,7 +2,7 @@
 // compiled once at start, errors turned into HTTP by one handler.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import underPressure from '@fastify/under-pressure'
-import { createAjv, type IngestService } from '../ingest/index.ts'
+import { createAjv, type IngestService, type LogStore } from '../ingest/index.ts'
 import type { Database } from './db/index.ts'
 import { auth, type AuthOptions } from './auth/plugin.ts'
 import { errorHandler } from './edge/error-handler.ts'
@@ -16,6 +16,8 @@ import type { Contract } from './edge/contract.ts'
 export interface AppOptions {
   db: Database
   ingest: IngestService
+  /** The ClickHouse log store, for the query routes. */
+  store: LogStore
   version?: string
   /** Largest request body as sent; default 16 MiB. */
   maxBodyBytes?: number
@@ -61,6 +63,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   }
   await app.register(auth, { db: opts.db, ownerPrincipal: opts.ownerPrincipal })
   const cursors = new CursorCodec(await serverSecret(opts.db, 'cursor'))
+  // Route groups: one encapsulated plugin each.
   await app.register(healthRoutes, { version: opts.version ?? '0.0.0', checks: opts.readiness ?? [] })
   await app.register(resourceRoutes, { db: opts.db, cursors })
   await app.register(ingestRoutes, {

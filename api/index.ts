@@ -4,7 +4,7 @@ export { buildApp } from './app.ts'
 export type { AppOptions } from './app.ts'
 export { openPglite, openPostgres, migrate } from './db/index.ts'
 export type { Database, Sql, SqlResult, MigrationSet, PgMigration } from './db/index.ts'
-export { API_MIGRATIONS } from './migrations.ts'
+export { API_MIGRATIONS, PG_MIGRATIONS } from './migrations.ts'
 export {
   createWorkspace, listWorkspaces, createToken, revokeToken, listTokens, verifyToken, isUuid, TOKEN_KINDS,
 } from './auth/tokens.ts'

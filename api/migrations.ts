@@ -1,6 +1,7 @@
 // PostgreSQL schema of the API stage.
 import type { MigrationSet } from './db/index.ts'
 
+
 export const API_MIGRATIONS: MigrationSet = {
   stage: 'api',
   migrations: [
@@ -54,3 +55,11 @@ export const API_MIGRATIONS: MigrationSet = {
     },
   ],
 }
+
+/**
+ * Every stage's PostgreSQL migrations, in the order they are applied. Each area
+ * adds its set here (a distinct stage name keeps their version numbers apart).
+ */
+export const PG_MIGRATIONS: readonly MigrationSet[] = [
+  API_MIGRATIONS,
+]

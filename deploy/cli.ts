@@ -5,7 +5,7 @@ import { loadConfig, type LookoutConfig } from './config.ts'
 import { ALL_ROLES, ROLES, startLookout, type Role } from './runtime.ts'
 import { adminOps, callAdmin, type AdminOps, type TokenRequest } from './admin.ts'
 import { lockHolder } from './lock.ts'
-import { API_MIGRATIONS, migrate, openPglite, openPostgres } from '../api/index.ts'
+import { PG_MIGRATIONS, migrate, openPglite, openPostgres } from '../api/index.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
 
@@ -83,7 +83,7 @@ async function withDirectStore<T>(config: LookoutConfig, fn: (ops: AdminOps) => 
   }
   const db = config.databaseUrl === undefined ? await openPglite(join(config.dataDir, 'postgres')) : await openPostgres(config.databaseUrl)
   try {
-    await migrate(db, [API_MIGRATIONS])
+    await migrate(db, PG_MIGRATIONS)
     return await fn(adminOps(db))
   } finally {
     await db.close()

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   Broker, DecoderPool, IngestService, Loader, migrateLogStore, openLogStore, scheduleSizeCap, type LogStore,
 } from '../ingest/index.ts'
-import { API_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, type Database } from '../api/index.ts'
+import { PG_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, type Database } from '../api/index.ts'
 import type { LookoutConfig } from './config.ts'
 import { ManagedNats } from './nats-server.ts'
 import { acquireDataDir } from './lock.ts'
@@ -75,7 +75,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       ? await openPglite(join(config.dataDir, 'postgres'))
       : await openPostgres(config.databaseUrl)
     cleanups.push(() => db.close())
-    await migrate(db, [API_MIGRATIONS])
+    await migrate(db, PG_MIGRATIONS)
 
     let loader: Loader | null = null
     if (roles.has('loader')) {
@@ -100,7 +100,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       })
       const ing = ingest
       app = await buildApp({
-        db, ingest, version: VERSION, maxBodyBytes: config.maxBodyBytes,
+        db, ingest, store, version: VERSION, maxBodyBytes: config.maxBodyBytes,
         logger: options.logger === undefined ? { level: config.logLevel } : options.logger,
         readiness: [
           { name: 'nats', check: async () => !broker.connection.isClosed() },

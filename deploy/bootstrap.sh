@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what is missing on a Debian machine, then runs the pipeline
+# (`bootstrap.sh start`) or the whole test suite (`bootstrap.sh test`).
+# Needs only an old Node and npm: Node 24 comes from the npm registry
+# (the `node` package) and npm scripts put it first on PATH.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-start}"
+case "$mode" in start|test|bench) ;; *) echo "usage: bootstrap.sh start|test|bench" >&2; exit 2 ;; esac
+
+# Debian packages: nats-server always; the servers the probe tests start, and git, for tests.
+pkgs=(nats-server)
+if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git); fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  echo "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  # policy-rc.d keeps the packages' own services from starting: tests start their own on loopback.
+  DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages (with Node 24 itself) when missing or older than the lockfile.
+if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+case "$mode" in
+  start) exec npm start ;;
+  test) exec npm test ;;
+  bench) exec npm run bench ;;
+esac

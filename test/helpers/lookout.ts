@@ -1,0 +1,92 @@
+// Starts a real Lookout (managed nats-server, chdb, PGlite) on a temporary data
+// directory and a free loopback port, with a workspace and an all-powerful token.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig, startLookout, type Lookout, type Role } from '../../deploy/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
+
+export interface TestLookout {
+  lookout: Lookout
+  url: string
+  dataDir: string
+  workspaceId: string
+  /** Every scope, every resource. */
+  token: string
+  /** Creates a token on the test workspace. */
+  token_(scopes: readonly string[], resources?: 'all' | string[], extra?: { kind?: 'access' | 'sender'; staffId?: number }): Promise<string>
+  /** Registers a resource and returns its id. */
+  resource(externalId?: string): Promise<string>
+  /** fetch against the server with the all-powerful token unless headers say otherwise. */
+  req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>
+  /** Rows stored in ClickHouse for a resource, oldest first. */
+  rows(resourceId: string): Promise<Record<string, unknown>[]>
+  /** Waits until ClickHouse holds `n` rows for the resource. */
+  waitRows(resourceId: string, n: number, timeoutMs?: number): Promise<Record<string, unknown>[]>
+  stop(): Promise<void>
+}
+
+export interface TestLookoutOptions {
+  env?: Record<string, string>
+  roles?: Role[]
+  dataDir?: string
+  keepData?: boolean
+}
+
+export async function startTestLookout(options: TestLookoutOptions = {}): Promise<TestLookout> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lookout-test-'))
+  const config = loadConfig({ LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '2', LOOKOUT_LOADER_FLUSH_MS: '100', ...options.env })
+  const lookout = await startLookout(config, { roles: options.roles, logger: false })
+  const ws = (await lookout.db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at LIMIT 1')).rows[0]?.id
+    ?? (await createWorkspace(lookout.db, 'test')).id
+  const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all', name: 'test', staffId: 1 })
+  const url = lookout.url
+  const t: TestLookout = {
+    lookout, url, dataDir, workspaceId: ws, token,
+    async token_(scopes, resources = 'all', extra = {}) {
+      return (await createToken(lookout.db, { workspaceId: ws, scopes, resources, kind: extra.kind, staffId: extra.staffId })).token
+    },
+    async resource(externalId = `res-${Math.random().toString(36).slice(2)}`) {
+      return (await registerResource(lookout.db, ws, { external_id: externalId, name: externalId })).resource.id
+    },
+    async req(method, path, body, headers = {}) {
+      const h: Record<string, string> = { authorization: `Bearer ${token}`, ...headers }
+      let payload: string | Uint8Array | undefined
+      if (body instanceof Uint8Array) payload = body
+      else if (typeof body === 'string') payload = body
+      else if (body !== undefined) {
+        payload = JSON.stringify(body)
+        h['content-type'] ??= 'application/json'
+      }
+      for (const [k, v] of Object.entries(h)) if (v === '') delete h[k]
+      const res = await fetch(url + path, { method, headers: h, body: payload })
+      const text = await res.text()
+      let parsed: unknown = text
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text)
+      } catch {
+        // not JSON
+      }
+      return { status: res.status, body: parsed, headers: res.headers }
+    },
+    async rows(resourceId) {
+      const r = await lookout.store.query<Record<string, unknown>>(
+        `SELECT *, toString(timestamp) AS ts_text, toString(toUnixTimestamp64Nano(timestamp)) AS ts_ns FROM ${lookout.store.database}.logs WHERE resource_id = {rid:UUID} ORDER BY timestamp, event_id`,
+        { rid: resourceId })
+      return r.rows
+    },
+    async waitRows(resourceId, n, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const rows = await t.rows(resourceId)
+        if (rows.length >= n || Date.now() > deadline) return rows
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    },
+    async stop() {
+      await lookout.stop()
+      if (options.keepData !== true && options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+  return t
+}
