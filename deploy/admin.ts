@@ -33,12 +33,18 @@ export function adminOps(db: Sql) {
 }
 export type AdminOps = ReturnType<typeof adminOps>
 
-export async function startAdminSocket(dataDir: string, db: Sql): Promise<FastifyInstance> {
+/**
+ * The owner socket: the whole API acting as the local owner (when the api role
+ * runs here) plus the /admin routes the CLI uses.
+ */
+export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance): Promise<FastifyInstance> {
   const ops = adminOps(db)
-  const app = Fastify({ logger: false })
-  app.setErrorHandler((err: { statusCode?: number; message: string; code?: string }, _req, reply) => {
-    void reply.code(err.statusCode ?? 500).send({ error: { message: err.message, code: err.code } })
-  })
+  const app = ownerApp ?? Fastify({ logger: false })
+  if (ownerApp === undefined) {
+    app.setErrorHandler((err: { statusCode?: number; message: string; code?: string }, _req, reply) => {
+      void reply.code(err.statusCode ?? 500).send({ error: { message: err.message, code: err.code } })
+    })
+  }
   app.post('/admin/workspaces', async (req, reply) => {
     reply.code(201)
     return ops.createWorkspace(String((req.body as { name?: unknown })?.name ?? ''))

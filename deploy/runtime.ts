@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   Broker, DecoderPool, IngestService, Loader, migrateLogStore, openLogStore, scheduleSizeCap, type LogStore,
 } from '../ingest/index.ts'
-import { PG_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, type Database } from '../api/index.ts'
+import { PG_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, ownerResolver, type AppOptions, type Database } from '../api/index.ts'
 import type { LookoutConfig } from './config.ts'
 import { ManagedNats } from './nats-server.ts'
 import { acquireDataDir } from './lock.ts'
@@ -88,6 +88,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     }
 
     let app: FastifyInstance | null = null
+    let appOptions: AppOptions | undefined
     let ingest: IngestService | null = null
     let url = ''
     if (roles.has('api')) {
@@ -99,7 +100,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
         retentionDays: config.retentionDays,
       })
       const ing = ingest
-      app = await buildApp({
+      appOptions = {
         db, ingest, store, version: VERSION, maxBodyBytes: config.maxBodyBytes,
         logger: options.logger === undefined ? { level: config.logLevel } : options.logger,
         readiness: [
@@ -108,7 +109,8 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
           { name: 'postgresql', check: async () => (await db.query('SELECT 1')).rows.length === 1 },
           { name: 'workers', check: async () => pool.threads > 0 },
         ],
-      })
+      }
+      app = await buildApp(appOptions)
       const a = app
       // Stop accepting first, then wait for in-flight publishes.
       cleanups.push(async () => {
@@ -119,7 +121,8 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     }
 
     if (options.adminSocket !== false && embedded) {
-      const admin = await startAdminSocket(config.dataDir, db)
+      const ownerApp = appOptions === undefined ? undefined : await buildApp({ ...appOptions, ownerPrincipal: ownerResolver(db), logger: false })
+      const admin = await startAdminSocket(config.dataDir, db, ownerApp)
       cleanups.push(() => admin.close())
     }
 

@@ -34,7 +34,7 @@ declare module 'fastify' {
 export interface AuthOptions {
   db: Sql
   /** Resolves the owner principal for requests on the owner socket (desktop). */
-  ownerPrincipal?: (req: FastifyRequest) => Principal | null
+  ownerPrincipal?: (req: FastifyRequest) => Promise<Principal | null>
 }
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i
@@ -45,7 +45,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions): Promise<void
   app.addHook('onRequest', async (req) => {
     const auth = req.routeOptions.config.auth
     if (auth === undefined || auth.public === true) return
-    const owner = opts.ownerPrincipal?.(req) ?? null
+    const owner = (await opts.ownerPrincipal?.(req)) ?? null
     if (owner !== null) {
       req.principal = owner
       req.isOwner = true

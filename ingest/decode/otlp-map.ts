@@ -36,32 +36,19 @@ export function childKey(prefix: string, key: string): string {
 /** Two lowercase hex digits per byte value. */
 export const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
 
-function pad7(n: number): string {
-  const s = String(n)
-  return s.length >= 7 ? s : '0000000'.slice(s.length) + s
-}
-
 /**
- * Decimal text of the uint64 hi·2^32 + lo, exact and without BigInt: the value
- * is split in 24-bit limbs and re-based to 10^7 (as in Closure's int64 code).
+ * Decimal text of the uint64 hi·2^32 + lo, exact and without BigInt: long
+ * division by 10^9 in 16-bit steps keeps every intermediate below 2^53.
  */
 export function uint64Decimal(lo: number, hi: number): string {
   if (hi <= 0x1fffff) return String(hi * 4294967296 + lo)
-  const low = lo & 0xffffff
-  const mid = ((lo >>> 24) | (hi << 8)) & 0xffffff
-  const high = (hi >>> 16) & 0xffff
-  let a = low + mid * 6777216 + high * 6710656
-  let b = mid + high * 8147497
-  let c = high * 2
-  if (a >= 10000000) {
-    b += Math.floor(a / 10000000)
-    a %= 10000000
-  }
-  if (b >= 10000000) {
-    c += Math.floor(b / 10000000)
-    b %= 10000000
-  }
-  return c !== 0 ? String(c) + pad7(b) + pad7(a) : String(b) + pad7(a)
+  const qHi = Math.floor(hi / 1e9)
+  const t1 = (hi - qHi * 1e9) * 65536 + (lo >>> 16)
+  const q1 = Math.floor(t1 / 1e9)
+  const t0 = (t1 - q1 * 1e9) * 65536 + (lo & 0xffff)
+  const q0 = Math.floor(t0 / 1e9)
+  // value = q·10^9 + r with q < 2^35; r + 10^9 has 10 digits, drop the leading 1 to pad r to 9.
+  return String(qHi * 4294967296 + q1 * 65536 + q0) + String(t0 - q0 * 1e9 + 1e9).slice(1)
 }
 
 /** Decimal text of the two's-complement int64 hi·2^32 + lo. */

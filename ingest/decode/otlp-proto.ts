@@ -123,14 +123,43 @@ function fixed64(limit: number): number {
   return lo
 }
 
-/** Reads a length-delimited string. Invalid UTF-8 decodes to U+FFFD, so only then validate. */
+/** Reads a length-delimited string. */
 function string(limit: number): string {
   const end = lenEnd(limit)
   const start = pos
   pos = end
-  if (start === end) return ''
+  const n = end - start
+  return n === 0 ? '' : n <= CACHED_MAX ? cachedUtf8(start, end, n) : utf8(start, end)
+}
+
+/** Decodes UTF-8; invalid input decodes to U+FFFD, so only then is it validated. */
+function utf8(start: number, end: number): string {
   const s = bin.utf8Slice(start, end)
   if (s.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(start, end))) malformed('invalid UTF-8 in a string field')
+  return s
+}
+
+// Short strings (attribute keys, methods, routes, levels) repeat from record to
+// record: a small direct-mapped cache by content returns the same string
+// without a native call or a new allocation.
+const CACHED_MAX = 32
+const CACHE_SLOTS = 1024
+const cacheBytes: (Uint8Array | null)[] = new Array<Uint8Array | null>(CACHE_SLOTS).fill(null)
+const cacheStrings: string[] = new Array<string>(CACHE_SLOTS).fill('')
+
+function cachedUtf8(start: number, end: number, n: number): string {
+  let h = n
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193)
+  const slot = (h >>> 0) & (CACHE_SLOTS - 1)
+  const bytes = cacheBytes[slot]
+  if (bytes !== null && bytes !== undefined && bytes.length === n) {
+    let i = 0
+    while (i < n && bytes[i] === buf[start + i]) i++
+    if (i === n) return cacheStrings[slot]!
+  }
+  const s = utf8(start, end)
+  cacheBytes[slot] = buf.slice(start, end)
+  cacheStrings[slot] = s
   return s
 }
 

@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig, startLookout, type Lookout, type Role } from '../../deploy/index.ts'
+import { Client } from 'undici'
+import { adminSocketPath, loadConfig, startLookout, type Lookout, type Role } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
 
 export interface TestLookout {
@@ -19,6 +20,8 @@ export interface TestLookout {
   resource(externalId?: string): Promise<string>
   /** fetch against the server with the all-powerful token unless headers say otherwise. */
   req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>
+  /** A request on the owner Unix socket (no token: the peer is the local owner). */
+  ownerReq(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>
   /** Rows stored in ClickHouse for a resource, oldest first. */
   rows(resourceId: string): Promise<Record<string, unknown>[]>
   /** Waits until ClickHouse holds `n` rows for the resource. */
@@ -68,6 +71,24 @@ export async function startTestLookout(options: TestLookoutOptions = {}): Promis
         // not JSON
       }
       return { status: res.status, body: parsed, headers: res.headers }
+    },
+    async ownerReq(method, path, body, headers = {}) {
+      const client = new Client('http://localhost', { socketPath: adminSocketPath(dataDir) })
+      try {
+        const h: Record<string, string> = { ...headers }
+        if (body !== undefined) h['content-type'] ??= 'application/json'
+        const res = await client.request({ method: method as 'GET', path, headers: h, body: body === undefined ? undefined : JSON.stringify(body) })
+        const text = await res.body.text()
+        let parsed: unknown = text
+        try {
+          parsed = text === '' ? undefined : JSON.parse(text)
+        } catch {
+          // not JSON
+        }
+        return { status: res.statusCode, body: parsed, headers: res.headers }
+      } finally {
+        await client.close()
+      }
     },
     async rows(resourceId) {
       const r = await lookout.store.query<Record<string, unknown>>(

@@ -25,3 +25,11 @@ t.test('a valid batch is acknowledged and stored with every field', async (t) =>
   t.equal(first.trace_id, '0123456789abcdef0123456789abcdef')
   t.equal(String(first.ts_ns), '1795255200123456789')
 })
+
+t.test('the owner socket acts as the owner without a token', async (t) => {
+  const res = await lk.ownerReq('GET', `/v1/workspaces/${lk.workspaceId}/resources/${rid}`)
+  t.equal(res.status, 200)
+  t.equal(res.body.id, rid)
+  const anon = await lk.req('GET', `/v1/workspaces/${lk.workspaceId}/resources/${rid}`, undefined, { authorization: '' })
+  t.equal(anon.status, 401)
+})
