@@ -31,6 +31,12 @@ export interface BrokerOptions {
 }
 
 const MS = 1_000_000 // nanoseconds per millisecond (JetStream durations are ns)
+/**
+ * How long a loader may hold a message before JetStream redelivers it. Short,
+ * so a crashed loader's batch comes back quickly; a loader busy with a long
+ * insert keeps its messages with working() every half of it.
+ */
+export const ACK_WAIT_MS = 10_000
 
 export class Broker {
   readonly stream: string
@@ -117,14 +123,15 @@ export class Broker {
       }
     }
     try {
-      await jsm.consumers.info(this.stream, this.consumerName)
+      const ci = await jsm.consumers.info(this.stream, this.consumerName)
+      if (ci.config.ack_wait !== ACK_WAIT_MS * MS) await jsm.consumers.update(this.stream, this.consumerName, { ack_wait: ACK_WAIT_MS * MS })
     } catch (err) {
       if (!isNotFound(err)) throw err
       await jsm.consumers.add(this.stream, {
         durable_name: this.consumerName,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        ack_wait: 60_000 * MS,
+        ack_wait: ACK_WAIT_MS * MS,
         max_ack_pending: 20_000,
         max_deliver: -1,
       })

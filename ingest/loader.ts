@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
 import { headers } from '@nats-io/transport-node'
-import { HEADER_ROWS, SUBJECTS, type Broker } from './broker.ts'
+import { ACK_WAIT_MS, HEADER_ROWS, SUBJECTS, type Broker } from './broker.ts'
 import type { LogStore } from './store.ts'
 import { InvalidOptionError } from './errors.ts'
 import { isDataError } from './store-errors.ts'
@@ -144,7 +144,20 @@ export class Loader {
 
   async #insertWithRetry(body: Uint8Array, token: string, msgs: JsMsg[]): Promise<void> {
     const started = performance.now()
-    await pRetry(() => this.#store.insertJsonRows('logs', body, token), {
+    // Keep JetStream from redelivering what this loader still holds.
+    const keepAlive = setInterval(() => {
+      for (const m of msgs) m.working()
+    }, ACK_WAIT_MS / 2)
+    try {
+      await this.#insertRetried(body, token)
+    } finally {
+      clearInterval(keepAlive)
+    }
+    this.stats.lastInsertMs = performance.now() - started
+  }
+
+  #insertRetried(body: Uint8Array, token: string): Promise<void> {
+    return pRetry(() => this.#store.insertJsonRows('logs', body, token), {
       retries: Number.POSITIVE_INFINITY,
       minTimeout: 200,
       maxTimeout: this.#maxRetryDelayMs,
@@ -152,11 +165,8 @@ export class Loader {
       shouldRetry: ({ error }) => !isDataError(error),
       onFailedAttempt: () => {
         this.stats.insertErrors++
-        // Keep JetStream from redelivering what this loader still holds.
-        for (const m of msgs) m.working()
       },
     })
-    this.stats.lastInsertMs = performance.now() - started
   }
 
   /** A batch with bad data: load message by message and dead-letter the ones that fail. */
