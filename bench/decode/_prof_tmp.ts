@@ -217,6 +217,7 @@ if (JSON.stringify(a.finish()) !== JSON.stringify(b.finish())) throw new Error('
 console.log(`node ${process.version}, ${REQUESTS} requests x ${RECORDS} records, protobuf ${(protoBytes / REQUESTS / 1024).toFixed(0)} KiB/request ` +
   `(${(protoBytes / REQUESTS / RECORDS).toFixed(0)} B/record), JSON ${(jsonBytes / REQUESTS / 1024).toFixed(0)} KiB/request; ${ROUNDS} rounds of ${SECONDS}s, median`)
 for (const c of cases.filter(c => c.name === process.env.ONLY)) measure(c, 4)
+if (process.env.SPLIT) { await import("node:process") } else
 if (process.env.ONLY) process.exit(0)
 for (const c of cases) measure(c, 0.5) // warm-up: let V8 optimize every path
 const results = new Map<string, number[]>()
@@ -238,3 +239,32 @@ for (const c of cases) {
 const ratio = (a: string, b: string): string => (rate.get(a)! / rate.get(b)!).toFixed(2) + 'x'
 console.log(`ours / protobufjs+mapping, into RowWriter: ${ratio('ours → RowWriter', 'protobufjs+mapping → RowWriter')}; ` +
   `rows dropped: ${ratio('ours, rows dropped', 'protobufjs+mapping, rows dropped')}`)
+{
+  for (const [name, fn] of [['ours', decodeOtlpProtobuf], ['pbjs', decodeWithProtobufjs], ['ours', decodeOtlpProtobuf], ['pbjs', decodeWithProtobufjs]] as const) {
+    let tDecode = 0, tFinish = 0
+    for (let k = 0; k < 300; k++) {
+      const w = writer()
+      const t0 = performance.now()
+      fn(protoRequests[k % REQUESTS]!, w, context())
+      const t1 = performance.now()
+      w.finish()
+      tFinish += performance.now() - t1
+      tDecode += t1 - t0
+    }
+    console.log(name, 'decode+write', (tDecode / 300).toFixed(2), 'ms/request; finish', (tFinish / 300).toFixed(2), 'ms/request')
+  }
+}
+{
+  const capture = (fn: typeof decodeOtlpProtobuf): RowFields[] => {
+    const out: RowFields[] = []
+    const w = { write(f: RowFields) { out.push({ ...f, attrKeys: f.attrKeys.slice(), attrValues: f.attrValues.slice() }) } } as unknown as RowWriter
+    fn(protoRequests[0]!, w, context())
+    return out
+  }
+  const sets = { ours: capture(decodeOtlpProtobuf), pbjs: capture(decodeWithProtobufjs as typeof decodeOtlpProtobuf) }
+  for (let round = 0; round < 3; round++) for (const [name, rows] of Object.entries(sets)) {
+    const t0 = performance.now()
+    for (let k = 0; k < 200; k++) { const w = writer(); for (const f of rows) w.write(f); w.finish() }
+    console.log('writer only', name, ((performance.now() - t0) / 200).toFixed(2), 'ms/1000 rows')
+  }
+}

@@ -1,0 +1,111 @@
+// End-to-end ingest: OTLP protobuf batches of 1000 through HTTP, the worker
+// pool, JetStream and the loader into chdb, against the raw chdb insert rate of
+// the same rows measured in the same run. See README.md.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+import { loadConfig, startLookout } from '../../deploy/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
+import { migrateLogStore } from '../../ingest/index.ts'
+import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
+import { mib, percentile, rssSampler } from '../lib/stats.ts'
+import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
+import { newRowFields, packChunks, RowWriter } from '../../ingest/rows.ts'
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
+const REQUESTS = Math.ceil(EVENTS / DEFAULT_SHAPE.records)
+
+const dataDir = mkdtempSync(join(tmpdir(), 'lookout-bench-'))
+const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0' })
+const lookout = await startLookout(config, { logger: false })
+const ws = (await createWorkspace(lookout.db, 'bench')).id
+const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })
+const rid = (await registerResource(lookout.db, ws, { external_id: 'bench', name: 'bench' })).resource.id
+
+process.stdout.write(`encoding ${REQUESTS} requests of ${DEFAULT_SHAPE.records} records with the OpenTelemetry serializer...\n`)
+const bodies: Uint8Array[] = []
+for (let i = 0; i < REQUESTS; i++) bodies.push(encodeProtobuf(makeRecords(i + 1)))
+const totalBytes = bodies.reduce((s, b) => s + b.byteLength, 0)
+
+const pool = new Pool(lookout.url, { connections: CONCURRENCY, pipelining: 1 })
+const path = `/v1/workspaces/${ws}/resources/${rid}/otlp/v1/logs`
+const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/x-protobuf' }
+const latencies: number[] = []
+let next = 0
+let accepted = 0
+let refused = 0
+const rss = rssSampler()
+const cpu0 = process.cpuUsage()
+const t0 = performance.now()
+async function sender(): Promise<void> {
+  for (;;) {
+    const i = next++
+    if (i >= bodies.length) return
+    const started = performance.now()
+    const res = await pool.request({ method: 'POST', path, headers, body: bodies[i] })
+    await res.body.arrayBuffer()
+    latencies.push(performance.now() - started)
+    if (res.statusCode === 200) accepted += DEFAULT_SHAPE.records
+    else {
+      refused++
+      next-- // retry this request after a pause, as a sender would
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+}
+await Promise.all(Array.from({ length: CONCURRENCY }, sender))
+const tAcked = performance.now()
+const db = lookout.store.database
+for (;;) {
+  const r = await lookout.store.query<{ c: string }>(`SELECT count() AS c FROM ${db}.logs WHERE resource_id = {rid:UUID}`, { rid })
+  if (Number(r.rows[0]?.c ?? 0) >= accepted) break
+  await new Promise((r) => setTimeout(r, 50))
+}
+const tStored = performance.now()
+const peak = rss.stop()
+const cpu = process.cpuUsage(cpu0)
+await pool.close()
+
+// Raw baseline: the same rows, encoded once up front, inserted straight into chdb in 100k-row batches.
+const raw: Buffer[] = []
+const fields = newRowFields()
+for (let i = 0; i < bodies.length; i++) {
+  const w = new RowWriter(ws, rid, `raw${String(i).padStart(21, '0')}`, String(BigInt(Date.now()) * 1_000_000n), 64 * 1024 * 1024)
+  decodeOtlpProtobuf(bodies[i] as Uint8Array, w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: '0', maxMessageLength: 65536, fields })
+  raw.push(Buffer.from(packChunks(w.finish()).data))
+}
+await lookout.store.command('CREATE DATABASE IF NOT EXISTS bench_raw')
+const rawStore = Object.create(lookout.store, { database: { value: 'bench_raw' } }) as typeof lookout.store
+await migrateLogStore(rawStore, { retentionDays: 7 })
+const perInsert = Math.max(1, Math.round(100_000 / DEFAULT_SHAPE.records))
+const r0 = performance.now()
+for (let i = 0; i < raw.length; i += perInsert) {
+  await lookout.store.insertJsonRows('logs', Buffer.concat(raw.slice(i, i + perInsert)), `raw-${i}`)
+}
+const rawSeconds = (performance.now() - r0) / 1000
+await lookout.store.command('DROP DATABASE bench_raw')
+
+await lookout.stop()
+rmSync(dataDir, { recursive: true, force: true })
+
+const ackSeconds = (tAcked - t0) / 1000
+const e2eSeconds = (tStored - t0) / 1000
+const rawRate = (raw.length * DEFAULT_SHAPE.records) / rawSeconds
+const e2eRate = accepted / e2eSeconds
+const lines = [
+  ['events', String(accepted)],
+  ['requests refused (429/503, retried)', String(refused)],
+  ['concurrency', String(CONCURRENCY)],
+  ['accepted events/s (acknowledged)', (accepted / ackSeconds).toFixed(0)],
+  ['accepted MB/s (protobuf on the wire)', (totalBytes / 1e6 / ackSeconds).toFixed(1)],
+  ['ack latency p50 / p99 / max ms', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)}`],
+  ['last event queryable after ms (from the last ack)', (tStored - tAcked).toFixed(0)],
+  ['end-to-end events/s (until all queryable)', e2eRate.toFixed(0)],
+  ['raw chdb insert rows/s (same rows, 100k per insert)', rawRate.toFixed(0)],
+  ['ratio end-to-end / raw insert', (e2eRate / rawRate).toFixed(2)],
+  ['peak RSS MiB (whole pipeline in this process)', mib(peak)],
+  ['CPU s per million events (main thread + workers of this process)', (((cpu.user + cpu.system) / 1e6) / (accepted / 1e6)).toFixed(2)],
+]
+for (const [k, v] of lines) process.stdout.write(`${k.padEnd(58)} ${v}\n`)
