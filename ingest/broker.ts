@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
 import {
   AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType,
-  type JetStreamClient, type JetStreamManager, type PubAck,
+  type Consumer, type JetStreamClient, type JetStreamManager, type PubAck,
 } from '@nats-io/jetstream'
 import { headers } from '@nats-io/transport-node'
 import { BrokerUnavailableError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
@@ -45,6 +45,7 @@ export class Broker {
   #nc: NatsConnection | null = null
   #js: JetStreamClient | null = null
   #jsm: JetStreamManager | null = null
+  #consumerNc: NatsConnection | null = null
 
   constructor(options: BrokerOptions) {
     const replicas = options.replicas ?? 1
@@ -138,6 +139,18 @@ export class Broker {
     }
   }
 
+  /**
+   * The loaders' consumer, on a connection of its own: large pulls must never
+   * queue behind (or in front of) the publish acknowledgements senders wait for.
+   */
+  async openConsumer(): Promise<{ consumer: Consumer; connection: NatsConnection }> {
+    if (this.#consumerNc === null || this.#consumerNc.isClosed()) {
+      this.#consumerNc = await connect({ servers: this.#opts.servers, name: this.#name + '-loader', maxReconnectAttempts: -1, reconnectTimeWait: 250 })
+    }
+    const consumer = await jetstream(this.#consumerNc).consumers.get(this.stream, this.consumerName)
+    return { consumer, connection: this.#consumerNc }
+  }
+
   /** Publishes one message and waits for the stream's acknowledgement. */
   async publish(subject: string, data: Uint8Array, msgId: string, rows: number): Promise<PubAck> {
     const h = headers()
@@ -163,6 +176,9 @@ export class Broker {
   }
 
   async close(): Promise<void> {
+    const cnc = this.#consumerNc
+    this.#consumerNc = null
+    if (cnc !== null && !cnc.isClosed()) await cnc.drain().catch(() => cnc.close())
     const nc = this.#nc
     this.#nc = null
     if (nc !== null && !nc.isClosed()) await nc.drain().catch(() => nc.close())

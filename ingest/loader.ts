@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
-import { headers } from '@nats-io/transport-node'
+import { headers, type NatsConnection } from '@nats-io/transport-node'
 import { ACK_WAIT_MS, HEADER_ROWS, SUBJECTS, type Broker } from './broker.ts'
 import type { LogStore } from './store.ts'
 import { InvalidOptionError } from './errors.ts'
@@ -29,9 +29,10 @@ export interface LoaderStats {
   insertErrors: number
   lastInsertMs: number
   lastBatchRows: number
+  fetchErrors: number
 }
 
-const MAX_FETCH_MESSAGES = 512
+const MIN_FETCH_BYTES = 9 * 1024 * 1024
 
 export class Loader {
   readonly #broker: Broker
@@ -41,9 +42,12 @@ export class Loader {
   readonly #flushMs: number
   readonly #maxRetryDelayMs: number
   readonly stats: LoaderStats = {
-    batches: 0, rows: 0, messages: 0, duplicatesSkipped: 0, deadLettered: 0, insertErrors: 0, lastInsertMs: 0, lastBatchRows: 0,
+    batches: 0, rows: 0, messages: 0, duplicatesSkipped: 0, deadLettered: 0, insertErrors: 0, lastInsertMs: 0, lastBatchRows: 0, fetchErrors: 0,
   }
+  /** The last fetch or insert error, for status reports. */
+  lastError = ''
   #consumer: Consumer | null = null
+  #connection: NatsConnection | null = null
   #stopping = false
   #running: Promise<void> | null = null
   #abort = new AbortController()
@@ -58,7 +62,9 @@ export class Loader {
   }
 
   async start(): Promise<void> {
-    this.#consumer = await this.#broker.js.consumers.get(this.#broker.stream, this.#broker.consumerName)
+    const { consumer, connection } = await this.#broker.openConsumer()
+    this.#consumer = consumer
+    this.#connection = connection
     this.#running = this.#run()
   }
 
@@ -78,7 +84,14 @@ export class Loader {
   async #run(): Promise<void> {
     while (!this.#stopping) {
       const batch = await this.#collect()
-      if (batch.length > 0) await this.#load(batch)
+      if (batch.length === 0) continue
+      try {
+        await this.#load(batch)
+      } catch (err) {
+        // Not acknowledged: JetStream redelivers the batch after the ack wait.
+        this.lastError = String((err as Error)?.message ?? err)
+        if (this.#abort.signal.aborted) return
+      }
     }
   }
 
@@ -94,16 +107,29 @@ export class Loader {
       if (deadline !== 0 && wait <= 0) break
       let iter
       try {
-        iter = await consumer.fetch({ max_messages: MAX_FETCH_MESSAGES, expires: Math.max(wait, 50) })
-      } catch {
+        // Bounded by bytes too; a pull must still fit the largest message (the server's max_payload).
+        const maxBytes = Math.max(MIN_FETCH_BYTES, this.#maxBytes - bytes)
+        iter = await consumer.fetch({ max_bytes: maxBytes, expires: Math.max(wait, 50) })
+      } catch (err) {
+        // The connection is reconnecting: wait and pull again.
+        this.stats.fetchErrors++
+        this.lastError = String((err as Error)?.message ?? err)
         await sleep(250)
         continue
       }
-      for await (const m of iter) {
-        batch.push(m)
-        rows += rowsOf(m)
-        bytes += m.data.byteLength
-        if (deadline === 0) deadline = Date.now() + this.#flushMs
+      try {
+        for await (const m of iter) {
+          batch.push(m)
+          rows += rowsOf(m)
+          bytes += m.data.byteLength
+          if (deadline === 0) deadline = Date.now() + this.#flushMs
+        }
+      } catch (err) {
+        // 409 "message size exceeds maxbytes" ends a pull whose next message does not fit: normal.
+        if ((err as { code?: unknown }).code !== 409) {
+          this.stats.fetchErrors++
+          this.lastError = String((err as Error)?.message ?? err)
+        }
       }
     }
     return batch
@@ -135,7 +161,7 @@ export class Loader {
       }
     }
     for (const m of batch) m.ack()
-    await this.#broker.connection.flush().catch(() => undefined)
+    await this.#connection?.flush().catch(() => undefined)
     this.stats.batches++
     this.stats.messages += batch.length
     this.stats.rows += rows

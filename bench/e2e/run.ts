@@ -1,7 +1,7 @@
 // End-to-end ingest: OTLP protobuf batches of 1000 through HTTP, the worker
 // pool, JetStream and the loader into chdb, against the raw chdb insert rate of
 // the same rows measured in the same run. See README.md.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
@@ -17,6 +17,10 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
 const REQUESTS = Math.ceil(EVENTS / DEFAULT_SHAPE.records)
 
+process.stdout.write(`encoding ${REQUESTS} requests of ${DEFAULT_SHAPE.records} records with the OpenTelemetry serializer...\n`)
+const bodies: Uint8Array[] = []
+for (let i = 0; i < REQUESTS; i++) bodies.push(encodeProtobuf(makeRecords(i + 1)))
+
 const dataDir = mkdtempSync(join(tmpdir(), 'lookout-bench-'))
 const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0' })
 const lookout = await startLookout(config, { logger: false })
@@ -24,9 +28,6 @@ const ws = (await createWorkspace(lookout.db, 'bench')).id
 const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })
 const rid = (await registerResource(lookout.db, ws, { external_id: 'bench', name: 'bench' })).resource.id
 
-process.stdout.write(`encoding ${REQUESTS} requests of ${DEFAULT_SHAPE.records} records with the OpenTelemetry serializer...\n`)
-const bodies: Uint8Array[] = []
-for (let i = 0; i < REQUESTS; i++) bodies.push(encodeProtobuf(makeRecords(i + 1)))
 const totalBytes = bodies.reduce((s, b) => s + b.byteLength, 0)
 
 const pool = new Pool(lookout.url, { connections: CONCURRENCY, pipelining: 1 })
@@ -36,6 +37,8 @@ const latencies: number[] = []
 let next = 0
 let accepted = 0
 let refused = 0
+const natsPid = lookout.nats?.pid
+const natsCpu0 = natsPid === undefined ? 0 : procCpuSeconds(natsPid)
 const rss = rssSampler()
 const cpu0 = process.cpuUsage()
 const t0 = performance.now()
@@ -66,6 +69,7 @@ for (;;) {
 const tStored = performance.now()
 const peak = rss.stop()
 const cpu = process.cpuUsage(cpu0)
+const natsCpu = natsPid === undefined ? 0 : procCpuSeconds(natsPid) - natsCpu0
 await pool.close()
 
 // Raw baseline: the same rows, encoded once up front, inserted straight into chdb in 100k-row batches.
@@ -90,6 +94,13 @@ await lookout.store.command('DROP DATABASE bench_raw')
 await lookout.stop()
 rmSync(dataDir, { recursive: true, force: true })
 
+function procCpuSeconds(pid: number): number {
+  // utime + stime in clock ticks (fields 14 and 15 of /proc/<pid>/stat); 100 ticks a second on Linux.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 const ackSeconds = (tAcked - t0) / 1000
 const e2eSeconds = (tStored - t0) / 1000
 const rawRate = (raw.length * DEFAULT_SHAPE.records) / rawSeconds
@@ -106,6 +117,7 @@ const lines = [
   ['raw chdb insert rows/s (same rows, 100k per insert)', rawRate.toFixed(0)],
   ['ratio end-to-end / raw insert', (e2eRate / rawRate).toFixed(2)],
   ['peak RSS MiB (whole pipeline in this process)', mib(peak)],
-  ['CPU s per million events (main thread + workers of this process)', (((cpu.user + cpu.system) / 1e6) / (accepted / 1e6)).toFixed(2)],
+  ['CPU s per million events: this process (HTTP, workers, loader, chdb)', (((cpu.user + cpu.system) / 1e6) / (accepted / 1e6)).toFixed(2)],
+  ['CPU s per million events: nats-server', (natsCpu / (accepted / 1e6)).toFixed(2)],
 ]
-for (const [k, v] of lines) process.stdout.write(`${k.padEnd(58)} ${v}\n`)
+for (const [k, v] of lines) process.stdout.write(`${String(k).padEnd(58)} ${v}\n`)

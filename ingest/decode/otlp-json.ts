@@ -58,10 +58,10 @@ function uint64(o: Obj, camel: string, snake: string): string {
   if (typeof v === 'number') {
     if (!Number.isInteger(v) || v < 0) malformed(`${camel} is not an unsigned integer`)
     s = v <= Number.MAX_SAFE_INTEGER ? String(v) : BigInt(v).toString()
-  } else if (typeof v === 'string' && /^\d{1,20}$/.test(v)) {
+  } else if (typeof v === 'string' && /^\d+$/.test(v)) {
     s = v.replace(/^0+(?=\d)/, '')
   } else return malformed(`${camel} is not an unsigned integer`)
-  if (s.length === 20 && s > UINT64_MAX) malformed(`${camel} is out of range`)
+  if (s.length > 20 || (s.length === 20 && s > UINT64_MAX)) malformed(`${camel} is out of range`)
   return s
 }
 
@@ -84,7 +84,7 @@ function int64(v: unknown): string {
     if (b < INT64_MIN || b > INT64_MAX) malformed('intValue is out of range')
     return b.toString()
   }
-  if (typeof v !== 'string' || !/^-?\d{1,20}$/.test(v)) return malformed('intValue is not an integer')
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v)) return malformed('intValue is not an integer')
   if (v.length < 16) return String(Number(v))
   const b = BigInt(v)
   if (b < INT64_MIN || b > INT64_MAX) malformed('intValue is out of range')

@@ -33,13 +33,6 @@ export function childKey(prefix: string, key: string): string {
   return prefix === '' ? key : prefix + '.' + key
 }
 
-/** Two lowercase hex digits per byte value. */
-export const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-
-// Timestamps of one batch mostly share their seconds: keep the last one's text.
-let lastSeconds = -1
-let lastSecondsText = ''
-
 /**
  * Decimal text of the uint64 hi·2^32 + lo, exact and without BigInt: long
  * division by 10^9 in 16-bit steps keeps every intermediate below 2^53.
@@ -53,12 +46,8 @@ export function uint64Decimal(lo: number, hi: number): string {
   const q0 = Math.floor(t0 / 1e9)
   const q = qHi * 4294967296 + q1 * 65536 + q0 // value = q·10^9 + r, q < 2^35
   const r = t0 - q0 * 1e9
-  if (q !== lastSeconds) {
-    lastSeconds = q
-    lastSecondsText = String(q)
-  }
   // r + 10^9 has 10 digits: dropping the leading 1 pads r to 9.
-  return lastSecondsText + (r >= 100000000 ? String(r) : String(r + 1e9).slice(1))
+  return String(q) + (r >= 100000000 ? String(r) : String(r + 1e9).slice(1))
 }
 
 /** Decimal text of the two's-complement int64 hi·2^32 + lo. */

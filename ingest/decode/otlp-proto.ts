@@ -1,12 +1,13 @@
 // OTLP/protobuf ExportLogsServiceRequest decoder: a hand-written reader that
-// walks the bytes once and fills the reused RowFields, with no message objects.
-// Field order is free in protobuf, so messages whose children need a parent
-// field (Resource, scope, KeyValue.key, the AnyValue oneof) are scanned first.
+// fills the reused RowFields straight from the bytes, with no message objects.
+// Field order is free in protobuf, so where children need a sibling field
+// (resource, scope, KeyValue.key, the AnyValue oneof) that level is scanned
+// first; skipping a length-delimited field is O(1), so this stays linear.
 import { isUtf8 } from 'node:buffer'
 import { type RowWriter, resetRowFields } from '../rows.ts'
 import type { DecodeContext, OtlpDecodeResult } from './context.ts'
 import {
-  HEX_BYTE, MAX_ANY_DEPTH, RecordSink, addAttr, childKey, doubleJson, int64Decimal, int64Json,
+  MAX_ANY_DEPTH, RecordSink, addAttr, childKey, doubleJson, int64Decimal, int64Json,
   malformed, tooDeep, uint64Decimal,
 } from './otlp-map.ts'
 
@@ -14,6 +15,7 @@ import {
 interface SliceBuffer extends Buffer {
   utf8Slice(start: number, end: number): string
   base64Slice(start: number, end: number): string
+  hexSlice(start: number, end: number): string
 }
 
 // Reader state for the request being decoded (decoding is synchronous).
@@ -24,7 +26,8 @@ let view: DataView<ArrayBufferLike> = new DataView(EMPTY.buffer)
 let pos = 0
 /** High 32 bits of the last varint read. */
 let hi = 0
-let sink: RecordSink
+// Cleared after each request so no writer outlives its decode.
+let sink = undefined as unknown as RecordSink
 
 const TRUNCATED = 'truncated protobuf message'
 
@@ -46,6 +49,7 @@ export function decodeOtlpProtobuf(input: Uint8Array, writer: RowWriter, ctx: De
     buf = EMPTY
     bin = Buffer.alloc(0) as SliceBuffer
     view = new DataView(EMPTY.buffer)
+    sink = undefined as unknown as RecordSink
   }
 }
 
@@ -144,28 +148,24 @@ function utf8(start: number, end: number): string {
 // without a native call or a new allocation.
 const CACHED_MAX = 32
 const CACHE_SLOTS = 1024
-const cacheBytes: (Uint8Array | null)[] = new Array<Uint8Array | null>(CACHE_SLOTS).fill(null)
+const cacheBytes = new Uint8Array(CACHE_SLOTS * CACHED_MAX)
+const cacheLengths = new Int32Array(CACHE_SLOTS)
 const cacheStrings: string[] = new Array<string>(CACHE_SLOTS).fill('')
 
 function cachedUtf8(start: number, end: number, n: number): string {
   let h = n
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193)
   const slot = (h >>> 0) & (CACHE_SLOTS - 1)
-  const bytes = cacheBytes[slot]
-  if (bytes !== null && bytes !== undefined && bytes.length === n) {
+  const at = slot * CACHED_MAX
+  if (cacheLengths[slot] === n) {
     let i = 0
-    while (i < n && bytes[i] === buf[start + i]) i++
+    while (i < n && cacheBytes[at + i] === buf[start + i]) i++
     if (i === n) return cacheStrings[slot]!
   }
   const s = utf8(start, end)
-  cacheBytes[slot] = buf.slice(start, end)
+  for (let i = 0; i < n; i++) cacheBytes[at + i] = buf[start + i]!
+  cacheLengths[slot] = n
   cacheStrings[slot] = s
-  return s
-}
-
-function hexBytes(start: number, end: number): string {
-  let s = ''
-  for (let i = start; i < end; i++) s += HEX_BYTE[buf[i]!]
   return s
 }
 
@@ -249,7 +249,7 @@ function logRecord(end: number, source: string): void {
         const e = lenEnd(end)
         const n = e - pos
         idsOk &&= n === 16 || n === 0
-        f.traceId = n === 16 ? hexBytes(pos, e) : ''
+        f.traceId = n === 16 ? bin.hexSlice(pos, e) : ''
         pos = e
         break
       }
@@ -257,7 +257,7 @@ function logRecord(end: number, source: string): void {
         const e = lenEnd(end)
         const n = e - pos
         idsOk &&= n === 8 || n === 0
-        f.spanId = n === 8 ? hexBytes(pos, e) : ''
+        f.spanId = n === 8 ? bin.hexSlice(pos, e) : ''
         pos = e
         break
       }
