@@ -301,6 +301,10 @@ t.test('protobuf: official serializer bytes decode like protobufjs + reference m
   t.same(got.result, want.result)
   t.equal(got.rows.length, want.rows.length)
   for (let i = 0; i < want.rows.length; i++) t.same(got.rows[i], want.rows[i], `row ${i}`)
+  // A view at an offset into a larger buffer (as Node's pooled Buffers are) decodes the same.
+  const pooled = new Uint8Array(bytes.length + 13)
+  pooled.set(bytes, 7)
+  t.same(viaProto(pooled.subarray(7, 7 + bytes.length)), got)
 })
 
 t.test('protobuf: spot checks of the mapping rules', async t => {
@@ -622,6 +626,8 @@ t.test('JSON: numbers vs strings, snake_case, enum names, nulls', async t => {
   t.match(rows[1], { severity_number: 13, severity_text: 'WARN', message: '' })
   t.match(rows[2], { severity_number: 5, severity_text: 'debug' })
   t.match(rows[3], { severity_number: 21, severity_text: 'FATAL', message: '{}' })
+  const padded = viaJson(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: '0000000000000000000001700000000000000005', body: { intValue: '-0000000000000000000042' } }] }] }] }))
+  t.match(padded.rows[0], { timestamp: '1700000000000000005', message: '-42' })
   t.same(viaJson('{}').result, { accepted: 0, rejected: 0, errorMessage: '' })
   t.same(viaJson('{"resourceLogs":null}').result.accepted, 0)
 })
@@ -641,6 +647,7 @@ t.test('JSON: malformed input', async t => {
     'time negative': rec({ timeUnixNano: -1 }),
     'time fraction': rec({ timeUnixNano: 1.5 }),
     'time over uint64': rec({ timeUnixNano: '18446744073709551616' }),
+    'time number over uint64': rec({ timeUnixNano: 1e25 }),
     'body not an object': rec({ body: 'text' }),
     'attributes not an array': rec({ attributes: {} }),
     'attribute key not a string': rec({ attributes: [{ key: 1, value: { stringValue: 'x' } }] }),
@@ -655,6 +662,24 @@ t.test('JSON: malformed input', async t => {
     'flags negative': rec({ flags: -1 }),
   }
   for (const [why, text] of Object.entries(bad)) t.equal(outcome(() => viaJson(text)), 'malformed', why)
+})
+
+t.test('JSON: 5k mutated requests never crash', async t => {
+  const rand = rng(9)
+  const base = jsonOf(records().slice(0, 4))
+  const alphabet = '{}[]":,0123456789-.eE truefalsnul\\'
+  let unexpected: unknown = null
+  const seen = { ok: 0, malformed: 0 }
+  for (let i = 0; i < 5000; i++) {
+    const chars = base.split('')
+    const edits = 1 + Math.floor(rand() * 3)
+    for (let k = 0; k < edits; k++) chars[Math.floor(rand() * chars.length)] = alphabet[Math.floor(rand() * alphabet.length)]!
+    const o = outcome(() => viaJson(chars.join('')))
+    if (isOkOrMalformed(o)) seen[o as 'ok' | 'malformed']++
+    else if (unexpected === null) unexpected = o
+  }
+  t.equal(unexpected, null)
+  t.ok(seen.ok > 0 && seen.malformed > 0, JSON.stringify(seen))
 })
 
 t.test('encodeExportLogsResponse matches protobufjs', async t => {
