@@ -68,10 +68,23 @@ export class Loader {
     this.#running = this.#run()
   }
 
-  /** Stops pulling, loads and acknowledges what it holds, then resolves. */
-  async stop(): Promise<void> {
+  /**
+   * Stops pulling, loads and acknowledges what it holds, then resolves. If the
+   * store does not take the batch within `graceMs`, gives it up unacknowledged:
+   * JetStream keeps it for the next loader, nothing is lost.
+   */
+  async stop(graceMs = 5000): Promise<void> {
     this.#stopping = true
-    await this.#running
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.#abort.abort()
+        resolve()
+      }, graceMs)
+    })
+    await Promise.race([this.#running?.catch(() => undefined), expired])
+    clearTimeout(timer)
+    await this.#running?.catch(() => undefined)
   }
 
   /** Stops at once: a batch being retried is abandoned unacknowledged (JetStream redelivers it). */

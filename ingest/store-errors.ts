@@ -2,7 +2,9 @@
 // the engine or the connection (retry until it comes back).
 
 // Parse, type and size errors: the same bytes will fail the same way again.
-const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 321, 1001])
+// (CANNOT_PARSE_TEXT/QUOTED_STRING/INPUT_ASSERTION/DATE/DATETIME/NUMBER/UUID/IPV4/IPV6/BOOL,
+// TYPE_MISMATCH, INCORRECT_DATA, TOO_LARGE_STRING_SIZE, VALUE_IS_OUT_OF_RANGE ...)
+const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 321, 376, 377, 378, 467, 1001])
 
 export function clickhouseErrorCode(err: unknown): number | null {
   const e = err as { code?: unknown; message?: unknown }
@@ -14,5 +16,7 @@ export function clickhouseErrorCode(err: unknown): number | null {
 
 export function isDataError(err: unknown): boolean {
   const code = clickhouseErrorCode(err)
-  return code !== null && DATA_ERROR_CODES.has(code)
+  if (code !== null && DATA_ERROR_CODES.has(code)) return true
+  // Any other parse failure of the insert body names the row it failed at.
+  return /\(at row \d+\)/.test(String((err as { message?: unknown })?.message ?? ''))
 }

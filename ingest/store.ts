@@ -116,10 +116,12 @@ class ChdbStore extends ClientStore {
   }
 
   override async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
-    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' })
-    const rows = await rs.json<T>()
-    const summary = (rs as unknown as { summary?: Record<string, string> }).summary
-    return { rows, ...summaryNumbers(summary) }
+    // The embedded connection has no progress summary (its read count is the
+    // result's row count), but the JSON format's own statistics are the engine's.
+    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSON' })
+    const out = await rs.json<T>() as unknown as { data: T[]; statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number } }
+    const s = out.statistics
+    return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }
   }
 
   async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
