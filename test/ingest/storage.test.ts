@@ -49,7 +49,7 @@ t.test('a message that can never load is dead-lettered; the rest load', async (t
   await lk.lookout.broker.publish(SUBJECTS.rows, Buffer.from(bad), 'dlq-bad', 1)
   await lk.lookout.broker.publish(SUBJECTS.rows, Buffer.from(good), 'dlq-good', 1)
   const rows = await lk.waitRows(rid, 1)
-  t.same(rows.map((r) => r.event_id), ['good-1'], lk.lookout.loader?.lastError)
+  t.same(rows.map((r) => r.event_id), ['good-1'])
   for (let i = 0; i < 100 && (lk.lookout.loader?.stats.deadLettered ?? 0) === 0; i++) await new Promise((r) => setTimeout(r, 100))
   t.equal(lk.lookout.loader?.stats.deadLettered, 1, 'one message dead-lettered')
   const dlq = await lk.lookout.broker.jsm.streams.info(lk.lookout.broker.stream + '_DLQ')
