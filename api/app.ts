@@ -1,14 +1,30 @@
 // The Fastify application: one encapsulated plugin per route group, schemas
 // compiled once at start, errors turned into HTTP by one handler.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import underPressure from '@fastify/under-pressure'
-import { createAjv, type IngestService, type LogStore } from '../ingest/index.ts'
+import { createAjv, type Broker, type IngestService, type LogStore } from '../ingest/index.ts'
 import type { Database } from './db/index.ts'
 import { auth, type AuthOptions } from './auth/plugin.ts'
 import { errorHandler } from './edge/error-handler.ts'
 import { healthRoutes, type ReadinessCheck } from './health.ts'
+import { operations } from './operations.ts'
+import { withRedaction } from './logging.ts'
+import { Readiness } from './readiness.ts'
+import type { LookoutMetrics } from './metrics/registry.ts'
 import { resourceRoutes } from './resources/routes.ts'
 import { ingestRoutes } from './logs/ingest-routes.ts'
+import { queryRoutes } from './logs/query-routes.ts'
+import { monitoringRoutes } from './monitoring/routes.ts'
+import { senderRoutes } from './logs/sender-routes.ts'
+import { projectRoutes } from './projects/index.ts'
+import { serviceRoutes } from './services/routes.ts'
+import { sshRoutes } from './ssh/routes.ts'
+import { repositoryRoutes } from './repository/routes.ts'
+import { identityRoutes } from './identity/routes.ts'
+import { requestUsage } from './usage/plugin.ts'
+import type { RecorderOptions } from './usage/recorder.ts'
 import { CursorCodec, serverSecret } from './cursor.ts'
 import { NotFoundError } from './errors.ts'
 import type { Contract } from './edge/contract.ts'
@@ -18,6 +34,8 @@ export interface AppOptions {
   ingest: IngestService
   /** The ClickHouse log store, for the query routes. */
   store: LogStore
+  /** The broker, for the live log tail (without it the tail routes answer 503). */
+  broker?: Broker
   version?: string
   /** Largest request body as sent; default 16 MiB. */
   maxBodyBytes?: number
@@ -26,8 +44,20 @@ export interface AppOptions {
   otlpContract?: Contract
   ownerPrincipal?: AuthOptions['ownerPrincipal']
   logger?: FastifyServerOptions['logger']
+  /** A logger built by the caller (api/logging.ts), shared with the other roles; wins over `logger`. */
+  loggerInstance?: FastifyBaseLogger
+  /** Process metrics: per-route request metrics are recorded into it. */
+  metrics?: LookoutMetrics
+  /** LOOKOUT_METRICS_TOKEN: serve GET /metrics on this app behind this bearer token. */
+  metricsToken?: string
   /** Event-loop delay (ms) past which requests are shed with 503; 0 disables. */
   maxEventLoopDelayMs?: number
+  /** LOOKOUT_SECRET_KEY (32 bytes): seals SSH private keys at rest; without it they cannot be stored. */
+  secretKey?: Buffer
+  /** Clones of repository resources (cache directory) and where local repositories may live. */
+  repositories?: { cacheDir: string; roots: readonly string[] }
+  /** Request recording batch settings (tests). */
+  recorder?: RecorderOptions
 }
 
 // Bodies are judged strictly (no coercion); query strings and paths are text, so coerce.
@@ -36,7 +66,7 @@ const queryAjv = createAjv({ coerceTypes: 'array' })
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance !== undefined ? { loggerInstance: opts.loggerInstance } : { logger: withRedaction(opts.logger) }),
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
@@ -50,6 +80,35 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)
   })
+  // First: the readiness gate answers before authentication, and OpenAPI and metrics must see every route.
+  const readiness = new Readiness(opts.readiness ?? [])
+  await app.register(operations, { version: opts.version ?? '0.0.0', readiness, metrics: opts.metrics, metricsToken: opts.metricsToken })
+  await app.register(auth, { db: opts.db, ownerPrincipal: opts.ownerPrincipal })
+  const cursors = new CursorCodec(await serverSecret(opts.db, 'cursor'))
+  // Before the routes: its onResponse hook counts every request.
+  await app.register(requestUsage, { db: opts.db, cursors, recorder: opts.recorder })
+  // Route groups: one encapsulated plugin each.
+  await app.register(healthRoutes, { version: opts.version ?? '0.0.0', readiness })
+  await app.register(resourceRoutes, { db: opts.db, cursors })
+  await app.register(projectRoutes, { db: opts.db, cursors })
+  await app.register(serviceRoutes, { db: opts.db, cursors })
+  await app.register(sshRoutes, { db: opts.db, secretKey: opts.secretKey })
+  await app.register(repositoryRoutes, {
+    db: opts.db,
+    cacheDir: opts.repositories?.cacheDir ?? join(tmpdir(), 'lookout-repositories'),
+    roots: opts.repositories?.roots ?? [],
+  })
+  await app.register(identityRoutes, { db: opts.db, version: opts.version ?? '0.0.0', maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024 })
+  await app.register(senderRoutes, { db: opts.db })
+  await app.register(monitoringRoutes, { db: opts.db, cursors })
+  await app.register(ingestRoutes, {
+    db: opts.db,
+    ingest: opts.ingest,
+    maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024,
+    otlpContract: opts.otlpContract ?? 'cloud',
+  })
+  await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker })
+  // Last: its sampling must not count the schema compilation of the routes above.
   const maxDelay = opts.maxEventLoopDelayMs ?? 1000
   if (maxDelay > 0) {
     await app.register(underPressure, {
@@ -60,16 +119,5 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       },
     })
   }
-  await app.register(auth, { db: opts.db, ownerPrincipal: opts.ownerPrincipal })
-  const cursors = new CursorCodec(await serverSecret(opts.db, 'cursor'))
-  // Route groups: one encapsulated plugin each.
-  await app.register(healthRoutes, { version: opts.version ?? '0.0.0', checks: opts.readiness ?? [] })
-  await app.register(resourceRoutes, { db: opts.db, cursors })
-  await app.register(ingestRoutes, {
-    db: opts.db,
-    ingest: opts.ingest,
-    maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024,
-    otlpContract: opts.otlpContract ?? 'cloud',
-  })
   return app
 }

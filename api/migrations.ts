@@ -1,5 +1,10 @@
 // PostgreSQL schema of the API stage.
 import type { MigrationSet } from './db/index.ts'
+import { MONITOR_MIGRATIONS } from '../monitor/index.ts'
+import { PROJECT_MIGRATIONS } from './projects/index.ts'
+import { SERVICES_MIGRATIONS } from './services/migrations.ts'
+import { SSH_MIGRATIONS } from './ssh/migrations.ts'
+import { USAGE_MIGRATIONS } from './usage/migrations.ts'
 
 
 export const API_MIGRATIONS: MigrationSet = {
@@ -62,4 +67,9 @@ export const API_MIGRATIONS: MigrationSet = {
  */
 export const PG_MIGRATIONS: readonly MigrationSet[] = [
   API_MIGRATIONS,
+  PROJECT_MIGRATIONS,
+  SERVICES_MIGRATIONS,
+  SSH_MIGRATIONS,
+  USAGE_MIGRATIONS,
+  MONITOR_MIGRATIONS,
 ]

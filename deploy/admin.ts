@@ -4,7 +4,7 @@ import { chmodSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Client } from 'undici'
-import { createToken, createWorkspace, listTokens, listWorkspaces, revokeToken, type Sql } from '../api/index.ts'
+import { createToken, createWorkspace, listStaff, listTokens, listWorkspaces, revokeToken, setStaff, type Sql, type StaffPatch } from '../api/index.ts'
 
 export function adminSocketPath(dataDir: string): string {
   return join(dataDir, 'admin.sock')
@@ -29,7 +29,13 @@ export function adminOps(db: Sql) {
     }),
     revokeToken: (id: string) => revokeToken(db, id),
     listTokens: (workspace?: string) => listTokens(db, workspace),
+    setStaff: ({ workspace, staff_id, ...patch }: StaffRequest) => setStaff(db, workspace, staff_id, patch),
+    listStaff: (workspace?: string) => listStaff(db, workspace),
   }
+}
+export interface StaffRequest extends StaffPatch {
+  workspace: string
+  staff_id: number
 }
 export type AdminOps = ReturnType<typeof adminOps>
 
@@ -55,6 +61,8 @@ export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: Fast
     return ops.createToken(req.body as TokenRequest)
   })
   app.get('/admin/tokens', async (req) => ops.listTokens((req.query as { workspace?: string }).workspace))
+  app.post('/admin/staff', async (req) => ops.setStaff(req.body as StaffRequest))
+  app.get('/admin/staff', async (req) => ops.listStaff((req.query as { workspace?: string }).workspace))
   app.post('/admin/tokens/:id/revoke', async (req) => ({ revoked: await ops.revokeToken((req.params as { id: string }).id) }))
   const path = adminSocketPath(dataDir)
   if (existsSync(path)) rmSync(path, { force: true }) // left by a killed server; the data-dir lock is held

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { loadConfig, type LookoutConfig } from './config.ts'
 import { ALL_ROLES, ROLES, startLookout, type Role } from './runtime.ts'
-import { adminOps, callAdmin, type AdminOps, type TokenRequest } from './admin.ts'
+import { adminOps, callAdmin, type AdminOps, type StaffRequest, type TokenRequest } from './admin.ts'
 import { lockHolder } from './lock.ts'
 import { PG_MIGRATIONS, migrate, openPglite, openPostgres } from '../api/index.ts'
 
@@ -18,6 +18,12 @@ Usage:
                                                  create a token, print it once
   lookout token revoke ID
   lookout token list [--workspace WS]            list tokens (never the secrets)
+  lookout staff set --workspace WS --staff ID [--name NAME] [--active true|false]
+                    [--services true|false] [--time true|false] [--request-history true|false]
+                                                 create or change a staff member (live permissions
+                                                 of tokens created with --staff ID)
+  lookout staff list [--workspace WS]
+  lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
 
 Environment: LOOKOUT_HOST, LOOKOUT_PORT, LOOKOUT_DATA_DIR, CLICKHOUSE_URL, NATS_URL,
 DATABASE_URL and the other LOOKOUT_* settings in README.md.`
@@ -33,7 +39,10 @@ export async function main(argv: string[]): Promise<number> {
       return serve(rest)
     case 'workspace':
     case 'token':
+    case 'staff':
       return admin(cmd, rest)
+    case 'bench':
+      return bench(rest)
     case undefined:
     case 'help':
     case '--help':
@@ -43,6 +52,14 @@ export async function main(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`unknown command ${cmd}\n\n${USAGE}`)
   }
+}
+
+async function bench(args: string[]): Promise<number> {
+  const [what, ...rest] = args
+  if (what !== 'ingest') throw new UsageError('lookout bench ingest [options] (--help for options)')
+  // Loaded on demand: the harness needs dev dependencies (the OpenTelemetry serializers).
+  const { benchIngest } = await import('../bench/ingest/index.ts')
+  return benchIngest(rest)
 }
 
 async function serve(args: string[]): Promise<number> {
@@ -154,5 +171,45 @@ async function admin(noun: string, args: string[]): Promise<number> {
     for (const t of list) out.write(JSON.stringify(t) + '\n')
     return 0
   }
+  if (noun === 'staff') return staff(config, verb, rest)
   throw new UsageError(`unknown command ${noun} ${verb ?? ''}\n\n${USAGE}`)
+}
+
+function flag(name: string, v: string | undefined): boolean | undefined {
+  if (v === undefined) return undefined
+  if (v === 'true' || v === 'false') return v === 'true'
+  throw new UsageError(`--${name} takes true or false`)
+}
+
+async function staff(config: LookoutConfig, verb: string | undefined, args: string[]): Promise<number> {
+  if (verb === 'set') {
+    const { values } = parseArgs({
+      args,
+      options: {
+        workspace: { type: 'string' }, staff: { type: 'string' }, name: { type: 'string' }, active: { type: 'string' },
+        services: { type: 'string' }, time: { type: 'string' }, 'request-history': { type: 'string' },
+      },
+    })
+    if (values.workspace === undefined || values.staff === undefined) throw new UsageError('staff set needs --workspace and --staff')
+    const req: StaffRequest = {
+      workspace: values.workspace,
+      staff_id: Number(values.staff),
+      name: values.name,
+      active: flag('active', values.active),
+      can_manage_services: flag('services', values.services),
+      can_log_time: flag('time', values.time),
+      can_read_request_history: flag('request-history', values['request-history']),
+    }
+    const s = await run(config, () => callAdmin(config.dataDir, 'POST', '/admin/staff', req), (o) => o.setStaff(req))
+    process.stdout.write(JSON.stringify(s) + '\n')
+    return 0
+  }
+  if (verb === 'list') {
+    const { values } = parseArgs({ args, options: { workspace: { type: 'string' } } })
+    const q = values.workspace === undefined ? '' : `?workspace=${encodeURIComponent(values.workspace)}`
+    const list = await run(config, () => callAdmin(config.dataDir, 'GET', `/admin/staff${q}`), (o) => o.listStaff(values.workspace)) as Record<string, unknown>[]
+    for (const m of list) process.stdout.write(JSON.stringify(m) + '\n')
+    return 0
+  }
+  throw new UsageError(`unknown command staff ${verb ?? ''}\n\n${USAGE}`)
 }

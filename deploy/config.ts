@@ -22,8 +22,18 @@ export interface LookoutConfig {
   natsReplicas: number
   duplicateWindowMs: number
   logLevel: string
+  /** Event-loop delay (ms) past which requests are shed with 503; 0 disables. */
+  maxEventLoopDelayMs: number
   clickhouseLayout: 'single' | 'cluster'
   clickhouseCluster: string
+  /** AES-256-GCM key for secrets at rest (SSH keys); undefined: secret writes are refused. */
+  secretKey: Buffer | undefined
+  /** Directories under which repository resources may name a local git repository. */
+  repositoryRoots: string[]
+  /** LOOKOUT_METRICS_TOKEN: GET /metrics on the API listener, behind this bearer token. */
+  metricsToken: string | undefined
+  /** LOOKOUT_METRICS_LISTEN (host:port): GET /metrics on a listener of its own, in every role. */
+  metricsListen: { host: string; port: number } | undefined
 }
 
 export class ConfigError extends Error {
@@ -57,6 +67,34 @@ function url(env: Env, name: string, schemes: readonly string[]): string | undef
 
 const MiB = 1024 * 1024
 
+/** 32 bytes as 64 hex digits or base64 (standard or url-safe). */
+function secretKey(env: Env, name: string): Buffer | undefined {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return undefined
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw) ? Buffer.from(raw, raw.includes('-') || raw.includes('_') ? 'base64url' : 'base64')
+      : undefined
+  if (key === undefined || key.length !== 32) throw new ConfigError(`${name} must be 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)`)
+  return key
+}
+
+function metricsToken(env: Env, name: string): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError(`${name} must be 16 to 256 printable characters without spaces (openssl rand -hex 32)`)
+  return raw
+}
+
+/** host:port, [v6]:port or :port (all interfaces). */
+function listenAddress(env: Env, name: string): { host: string; port: number } | undefined {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return undefined
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]*)):(\d{1,5})$/.exec(raw)
+  const port = Number(m?.[3])
+  if (m === null || !(port >= 0 && port <= 65535)) throw new ConfigError(`${name} must be host:port (e.g. 127.0.0.1:9464), got ${JSON.stringify(raw)}`)
+  return { host: m[1] ?? (m[2] || '0.0.0.0'), port }
+}
+
 export function loadConfig(env: Env = process.env): LookoutConfig {
   const host = env.LOOKOUT_HOST || '127.0.0.1'
   const layout = env.LOOKOUT_CLICKHOUSE_LAYOUT || 'single'
@@ -80,7 +118,12 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     natsReplicas: int(env, 'LOOKOUT_NATS_REPLICAS', 1, 1, 5),
     duplicateWindowMs: int(env, 'LOOKOUT_DUPLICATE_WINDOW_MS', 120_000, 1000),
     logLevel: env.LOOKOUT_LOG_LEVEL || 'info',
+    maxEventLoopDelayMs: int(env, 'LOOKOUT_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     clickhouseLayout: layout,
     clickhouseCluster: env.LOOKOUT_CLICKHOUSE_CLUSTER || 'lookout',
+    secretKey: secretKey(env, 'LOOKOUT_SECRET_KEY'),
+    repositoryRoots: (env.LOOKOUT_REPOSITORY_ROOTS ?? '').split(':').filter((d) => d !== '').map((d) => resolve(d)),
+    metricsToken: metricsToken(env, 'LOOKOUT_METRICS_TOKEN'),
+    metricsListen: listenAddress(env, 'LOOKOUT_METRICS_LISTEN'),
   }
 }

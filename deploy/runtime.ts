@@ -7,6 +7,11 @@ import {
   Broker, DecoderPool, IngestService, Loader, migrateLogStore, openLogStore, scheduleSizeCap, type LogStore,
 } from '../ingest/index.ts'
 import { PG_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, ownerResolver, type AppOptions, type Database } from '../api/index.ts'
+import {
+  LookoutMetrics, MeteredBroker, MeteredIngestService, createLogger, meteredLogStore, readinessChecks, startMetricsListener,
+} from '../api/index.ts'
+import type { DestinationStream } from 'pino'
+import { Monitor } from '../monitor/index.ts'
 import type { LookoutConfig } from './config.ts'
 import { ManagedNats } from './nats-server.ts'
 import { acquireDataDir } from './lock.ts'
@@ -18,8 +23,10 @@ export const ALL_ROLES: readonly Role[] = Object.values(ROLES)
 
 export interface StartOptions {
   roles?: readonly Role[]
-  /** Fastify logger options; false for none. */
-  logger?: boolean | object
+  /** Logging: false for none; { level } to override LOOKOUT_LOG_LEVEL. */
+  logger?: boolean | { level?: string }
+  /** Where log lines go (default stdout); tests read them here. */
+  logStream?: DestinationStream
   /** Serve the admin Unix socket (default: yes). */
   adminSocket?: boolean
 }
@@ -33,8 +40,13 @@ export interface Lookout {
   broker: Broker
   nats: ManagedNats | null
   loader: Loader | null
+  monitor: Monitor | null
   ingest: IngestService | null
   app: FastifyInstance | null
+  /** This process's metrics (served per LOOKOUT_METRICS_TOKEN / LOOKOUT_METRICS_LISTEN). */
+  metrics: LookoutMetrics
+  /** URL of the LOOKOUT_METRICS_LISTEN listener, '' without one. */
+  metricsUrl: string
   stop(): Promise<void>
 }
 
@@ -48,6 +60,12 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
   const stopAll = async () => {
     for (const c of cleanups.reverse()) await c()
   }
+  const metrics = new LookoutMetrics()
+  // One logger for every role, with the redaction of api/logging.ts.
+  const log = options.logger === false ? null : createLogger({
+    level: (typeof options.logger === 'object' ? options.logger.level : undefined) ?? config.logLevel,
+    stream: options.logStream,
+  })
   try {
     let nats: ManagedNats | null = null
     let natsUrl = config.natsUrl
@@ -57,14 +75,16 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       const n = nats
       cleanups.push(() => n.stop())
     }
-    const broker = new Broker({
+    const broker: Broker = new MeteredBroker(metrics, {
       servers: natsUrl.split(','),
       replicas: config.natsReplicas,
       maxBytes: config.streamMaxBytes,
       duplicateWindowMs: config.duplicateWindowMs,
     })
-    await broker.start()
+    // Registered before start: a start that fails half-way must not leave a reconnecting connection behind.
     cleanups.push(() => broker.close())
+    await broker.start()
+    metrics.watchBroker(broker)
 
     if (config.clickhouseUrl === undefined) mkdirSync(join(config.dataDir, 'clickhouse'), { recursive: true })
     const store = openLogStore({ url: config.clickhouseUrl, path: join(config.dataDir, 'clickhouse') })
@@ -76,10 +96,13 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       : await openPostgres(config.databaseUrl)
     cleanups.push(() => db.close())
     await migrate(db, PG_MIGRATIONS)
+    metrics.watchLogStore(store)
+    metrics.watchDatabase(db)
 
     let loader: Loader | null = null
     if (roles.has('loader')) {
-      loader = new Loader(broker, store, { maxRows: config.loaderMaxRows, flushMs: config.loaderFlushMs })
+      loader = new Loader(broker, meteredLogStore(store, metrics), { maxRows: config.loaderMaxRows, flushMs: config.loaderFlushMs })
+      metrics.watchLoader(loader)
       await loader.start()
       const l = loader
       cleanups.push(() => l.stop())
@@ -87,28 +110,50 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       cleanups.push(stopCap)
     }
 
+    let monitor: Monitor | null = null
+    if (roles.has('monitor')) {
+      // Probe credentials: LOOKOUT_SECRET_* variables, or files under <data dir>/secrets.
+      monitor = new Monitor(db, {
+        credentials: { fileDirs: [join(config.dataDir, 'secrets')] },
+        ...(log === null ? {} : { logger: log.child({ role: 'monitor' }) }),
+      })
+      metrics.watchMonitor(monitor)
+      await monitor.start()
+      const m = monitor
+      cleanups.push(() => m.stop())
+    }
+
     let app: FastifyInstance | null = null
     let appOptions: AppOptions | undefined
+    let ownerApp: FastifyInstance | undefined
     let ingest: IngestService | null = null
     let url = ''
     if (roles.has('api')) {
       const pool = new DecoderPool({ threads: config.workers })
       cleanups.push(() => pool.close())
-      ingest = new IngestService(pool, broker, {
+      metrics.watchPool(pool)
+      ingest = new MeteredIngestService(metrics, pool, broker, {
         maxInFlightBytes: config.maxInFlightBytes,
         maxDecompressedBytes: config.maxDecompressedBytes,
         retentionDays: config.retentionDays,
       })
       const ing = ingest
+      metrics.watchIngest(ing)
       appOptions = {
-        db, ingest, store, version: VERSION, maxBodyBytes: config.maxBodyBytes,
-        logger: options.logger === undefined ? { level: config.logLevel } : options.logger,
-        readiness: [
-          { name: 'nats', check: async () => !broker.connection.isClosed() },
-          { name: 'clickhouse', check: () => store.ping() },
-          { name: 'postgresql', check: async () => (await db.query('SELECT 1')).rows.length === 1 },
-          { name: 'workers', check: async () => pool.threads > 0 },
-        ],
+        db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+        secretKey: config.secretKey,
+        repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },
+        ...(log === null ? { logger: false } : { loggerInstance: log }),
+        metrics, metricsToken: config.metricsToken,
+        readiness: readinessChecks({ broker, store, db, pool }),
+      }
+      // The owner socket's app is compiled first: the listener's load shedding samples
+      // event-loop delay from its own start, which must not count this compilation.
+      if (options.adminSocket !== false && embedded) {
+        ownerApp = await buildApp({
+          ...appOptions, ownerPrincipal: ownerResolver(db), logger: false, loggerInstance: undefined, metrics: undefined, metricsToken: undefined,
+          maxEventLoopDelayMs: 0,
+        })
       }
       app = await buildApp(appOptions)
       const a = app
@@ -121,14 +166,20 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     }
 
     if (options.adminSocket !== false && embedded) {
-      const ownerApp = appOptions === undefined ? undefined : await buildApp({ ...appOptions, ownerPrincipal: ownerResolver(db), logger: false })
       const admin = await startAdminSocket(config.dataDir, db, ownerApp)
       cleanups.push(() => admin.close())
     }
 
+    let metricsUrl = ''
+    if (config.metricsListen !== undefined) {
+      const listener = await startMetricsListener(metrics, { ...config.metricsListen, token: config.metricsToken })
+      cleanups.push(() => listener.close())
+      metricsUrl = listener.url
+    }
+
     let stopped: Promise<void> | null = null
     return {
-      config, url, db, store, broker, nats, loader, ingest, app,
+      config, url, db, store, broker, nats, loader, monitor, ingest, app, metrics, metricsUrl,
       stop: () => (stopped ??= stopAll()),
     }
   } catch (err) {

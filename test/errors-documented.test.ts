@@ -4,6 +4,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import * as ingest from '../ingest/index.ts'
 import * as api from '../api/index.ts'
+import * as monitor from '../monitor/index.ts'
 
 function readmes(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -17,7 +18,7 @@ function readmes(dir: string, out: string[] = []): string[] {
 
 const docs = readmes('.').join('\n')
 const catalogues: Record<string, Record<string, string>> = {}
-for (const [stage, mod] of Object.entries({ ingest, api })) {
+for (const [stage, mod] of Object.entries({ ingest, api, monitor })) {
   for (const [name, value] of Object.entries(mod)) {
     if (name.endsWith('_ERROR_CODES') && value !== null && typeof value === 'object') catalogues[`${stage}.${name}`] = value as Record<string, string>
   }

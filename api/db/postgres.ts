@@ -39,5 +39,6 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
       }
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   }
 }

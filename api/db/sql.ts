@@ -17,4 +17,12 @@ export interface Database extends Sql {
   /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>
   close(): Promise<void>
+  /** Connection pool counts (server only; PGlite has one in-process connection). */
+  poolStats?(): PoolStats
+}
+
+export interface PoolStats {
+  total: number
+  idle: number
+  waiting: number
 }

@@ -48,7 +48,8 @@ export function errorHandler(err: FastifyError & { details?: DetailItem[]; retry
   }
   // Overload is 429 on the cloud contract and 503 on the desktop one.
   if (code === 'LOOKOUT_INGEST_OVERLOADED' && contract === 'desktop') status = 503
-  if (status >= 500 && status !== 503) {
+  // 501 and 503 carry a coded, deliberate message; other 5xx are failures whose detail stays in the log.
+  if (status >= 500 && status !== 503 && status !== 501) {
     req.log.error({ err }, 'request failed')
     message = 'internal error'
     code = code.startsWith('LOOKOUT_') ? code : 'LOOKOUT_INTERNAL'

@@ -6,6 +6,7 @@ import {
   encodeExportLogsResponse, exportLogsResponseJson, UnsupportedMediaTypeError, PayloadTooLargeError,
   type IngestRequest, type IngestService, type DecodeFailure,
 } from '../../ingest/index.ts'
+import { BATCH_DOCS, LEGACY_DOCS, OTLP_DOCS } from '../openapi/ingest-docs.ts'
 import type { Sql } from '../db/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach } from '../auth/tokens.ts'
@@ -47,8 +48,9 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
     auth: { contract, scope: SCOPES.logsWrite, kinds: ['access', 'sender'] as const },
   })
 
+  // Bodies are decoded in worker threads, so no Fastify body schema: `openapi` documents them only.
   app.post('/v1/workspaces/:workspace_id/resources/:resource_id/logs', {
-    config: sender('cloud'), schema: { params: RESOURCE_PARAMS },
+    config: { ...sender('cloud'), openapi: BATCH_DOCS }, schema: { params: RESOURCE_PARAMS },
   }, async (req) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
@@ -58,7 +60,7 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
   })
 
   app.post('/v1/workspaces/:workspace_id/resources/:resource_id/otlp/v1/logs', {
-    config: sender(opts.otlpContract), schema: { params: RESOURCE_PARAMS },
+    config: { ...sender(opts.otlpContract), openapi: OTLP_DOCS }, schema: { params: RESOURCE_PARAMS },
   }, async (req, reply) => {
     const { ws, rid } = target(req)
     const format = otlpFormat(req)
@@ -69,7 +71,7 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
   })
 
   app.post('/v1/logs', {
-    config: { auth: { contract: 'desktop', scope: SCOPES.logsWrite, kinds: ['access', 'sender'] } },
+    config: { auth: { contract: 'desktop', scope: SCOPES.logsWrite, kinds: ['access', 'sender'] }, openapi: LEGACY_DOCS },
   }, async (req) => {
     const p = principalOf(req)
     const out = await ingest.accept(request(req, 'legacy', 'json', p.workspaceId, ''), async (rid) => {

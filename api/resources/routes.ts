@@ -7,8 +7,10 @@ import { ForbiddenError } from '../errors.ts'
 import { RequestInvalid } from '../edge/error-handler.ts'
 import { detail } from '../edge/validation.ts'
 import { SCOPES } from '../scopes.ts'
-import { RESOURCE_CREATE, RESOURCE_LIST_QUERY, RESOURCE_PARAMS, RESOURCE_UPDATE, WORKSPACE_PARAMS } from './schemas.ts'
-import { getResource, listResources, registerResource, updateResource, type ResourceInput, type ResourcePatch } from './store.ts'
+import { RESOURCE_CREATE, RESOURCE_LIST_QUERY, RESOURCE_PARAMS, RESOURCE_SERVICE_PARAMS, RESOURCE_UPDATE, WORKSPACE_PARAMS } from './schemas.ts'
+import {
+  associateService, getResource, listResources, registerResource, updateResource, type ResourceInput, type ResourcePatch,
+} from './store.ts'
 
 export interface ResourceRoutesOptions {
   db: Sql
@@ -51,5 +53,13 @@ export async function resourceRoutes(app: FastifyInstance, opts: ResourceRoutesO
   app.patch(`${P}/resources/:resource_id`, { config: write, schema: { params: RESOURCE_PARAMS, body: RESOURCE_UPDATE } }, async (req) => {
     const p = principalOf(req)
     return updateResource(db, p.workspaceId, (req.params as { resource_id: string }).resource_id, req.body as ResourcePatch)
+  })
+
+  // resources:write from the route, resource access from the grant check, services:read here.
+  app.put(`${P}/resources/:resource_id/services/:service_id`, { config: write, schema: { params: RESOURCE_SERVICE_PARAMS } }, async (req) => {
+    const p = principalOf(req)
+    if (!p.scopes.has(SCOPES.servicesRead)) throw new ForbiddenError(`the token lacks the ${SCOPES.servicesRead} scope`)
+    const { resource_id: rid, service_id: sid } = req.params as { resource_id: string; service_id: string }
+    return associateService(db, p.workspaceId, rid, sid)
   })
 }

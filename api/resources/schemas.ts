@@ -75,3 +75,13 @@ export const RESOURCE_PARAMS = {
     resource_id: { type: 'string', format: 'uuid' },
   },
 } as const
+
+export const RESOURCE_SERVICE_PARAMS = {
+  type: 'object',
+  required: ['workspace_id', 'resource_id', 'service_id'],
+  properties: {
+    workspace_id: { type: 'string', format: 'uuid' },
+    resource_id: { type: 'string', format: 'uuid' },
+    service_id: { type: 'string', format: 'uuid' },
+  },
+} as const

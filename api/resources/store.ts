@@ -35,6 +35,8 @@ export interface Resource {
   details: Record<string, string>
   sticker: string
   tags: string[]
+  /** Services this resource is associated with, oldest association first. */
+  service_ids: string[]
   revision: number
   created_at: string
   updated_at: string
@@ -47,13 +49,28 @@ const DEFAULTS = {
 
 const EDITABLE = ['name', 'kind', 'status', 'provider', 'environment', 'description', 'public_url', 'details', 'sticker', 'tags'] as const
 
-interface Row extends Omit<Resource, 'created_at' | 'updated_at'> {
+interface Row extends Omit<Resource, 'created_at' | 'updated_at' | 'service_ids'> {
   created_at: Date
   updated_at: Date
 }
 
-function toResource(r: Row): Resource {
-  return { ...r, created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString() }
+function toResource(r: Row, serviceIds: string[] = []): Resource {
+  return { ...r, service_ids: serviceIds, created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString() }
+}
+
+/** The rows as resources, each with its service associations (one query for the lot). */
+async function withServices(db: Sql, rows: Row[]): Promise<Resource[]> {
+  if (rows.length === 0) return []
+  const r = await db.query<{ resource_id: string; service_id: string }>(
+    'SELECT resource_id, service_id FROM resource_services WHERE resource_id = ANY($1::uuid[]) ORDER BY created_at, service_id',
+    [rows.map((x) => x.id)])
+  const by = new Map<string, string[]>()
+  for (const a of r.rows) {
+    const list = by.get(a.resource_id) ?? []
+    list.push(a.service_id)
+    by.set(a.resource_id, list)
+  }
+  return rows.map((x) => toResource(x, by.get(x.id) ?? []))
 }
 
 const PORT_RE = /^\d{1,5}$/
@@ -78,7 +95,7 @@ export function checkDetails(details: Record<string, string> | null | undefined,
   if (problems.length > 0) throw new RequestInvalid(problems)
 }
 
-function normalized(input: ResourceInput): Omit<Resource, 'id' | 'workspace_id' | 'revision' | 'created_at' | 'updated_at'> {
+function normalized(input: ResourceInput): Omit<Resource, 'id' | 'workspace_id' | 'revision' | 'created_at' | 'updated_at' | 'service_ids'> {
   return {
     external_id: input.external_id,
     name: input.name,
@@ -94,8 +111,13 @@ function normalized(input: ResourceInput): Omit<Resource, 'id' | 'workspace_id' 
   }
 }
 
+// jsonb does not keep the key order it was given: compare details with sorted keys.
+const comparable = (v: unknown): string => JSON.stringify(v !== null && typeof v === 'object' && !Array.isArray(v)
+  ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+  : v)
+
 function sameContent(a: ReturnType<typeof normalized>, b: Resource): boolean {
-  for (const k of EDITABLE) if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return false
+  for (const k of EDITABLE) if (comparable(a[k]) !== comparable(b[k])) return false
   return true
 }
 
@@ -112,7 +134,7 @@ export async function registerResource(db: Sql, workspaceId: string, input: Reso
       JSON.stringify(v.details), v.sticker, v.tags])
   if (ins.rows[0] !== undefined) return { created: true, resource: toResource(ins.rows[0]) }
   const existing = await db.query<Row>('SELECT * FROM resources WHERE workspace_id = $1 AND external_id = $2', [workspaceId, v.external_id])
-  const found = toResource(existing.rows[0] as Row)
+  const found = (await withServices(db, existing.rows))[0] as Resource
   if (!sameContent(v, found)) throw new ConflictError(`external_id ${v.external_id} is already registered with different content`)
   return { created: false, resource: found }
 }
@@ -120,7 +142,7 @@ export async function registerResource(db: Sql, workspaceId: string, input: Reso
 export async function getResource(db: Sql, workspaceId: string, id: string): Promise<Resource> {
   const r = await db.query<Row>('SELECT * FROM resources WHERE workspace_id = $1 AND id = $2', [workspaceId, id])
   if (r.rows[0] === undefined) throw new NotFoundError('resource')
-  return toResource(r.rows[0])
+  return (await withServices(db, r.rows))[0] as Resource
 }
 
 export async function resourceExists(db: Sql, workspaceId: string, id: string): Promise<boolean> {
@@ -143,7 +165,22 @@ export async function updateResource(db: Sql, workspaceId: string, id: string, p
     `UPDATE resources SET ${sets.join(', ')}${sets.length > 0 ? ', ' : ''}revision = revision + ${sets.length > 0 ? 1 : 0}, updated_at = ${sets.length > 0 ? 'now()' : 'updated_at'}
      WHERE workspace_id = $1 AND id = $2 RETURNING *`, params)
   if (r.rows[0] === undefined) throw new NotFoundError('resource')
-  return toResource(r.rows[0])
+  return (await withServices(db, r.rows))[0] as Resource
+}
+
+/**
+ * Associates the resource with an existing service of the same workspace;
+ * repeating it changes nothing, and other associations are kept.
+ */
+export async function associateService(db: Sql, workspaceId: string, resourceId: string, serviceId: string): Promise<Resource> {
+  await db.query(
+    `INSERT INTO resource_services (workspace_id, resource_id, service_id)
+     SELECT $1, r.id, s.id FROM resources r, services s
+     WHERE r.workspace_id = $1 AND r.id = $2 AND s.workspace_id = $1 AND s.id = $3
+     ON CONFLICT (resource_id, service_id) DO NOTHING`, [workspaceId, resourceId, serviceId])
+  const resource = await getResource(db, workspaceId, resourceId)
+  if (!resource.service_ids.includes(serviceId)) throw new NotFoundError('service')
+  return resource
 }
 
 export interface Page<T> {
@@ -177,7 +214,7 @@ export async function listResources(
   const more = r.rows.length > limit
   const lastRow = rows[rows.length - 1]
   return {
-    items: rows.map(({ ckey: _k, ...row }) => toResource(row)),
+    items: await withServices(db, rows.map(({ ckey: _k, ...row }) => row)),
     last: more && lastRow !== undefined ? [lastRow.ckey, lastRow.id] : null,
   }
 }

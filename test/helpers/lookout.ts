@@ -38,7 +38,9 @@ export interface TestLookoutOptions {
 
 export async function startTestLookout(options: TestLookoutOptions = {}): Promise<TestLookout> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lookout-test-'))
-  const config = loadConfig({ LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '2', LOOKOUT_LOADER_FLUSH_MS: '100', ...options.env })
+  const config = loadConfig({ LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '2', LOOKOUT_LOADER_FLUSH_MS: '100',
+    // Load shedding on event-loop delay would make tests flaky on a busy machine; tests of it set it.
+    LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env })
   const lookout = await startLookout(config, { roles: options.roles, logger: false })
   const ws = (await lookout.db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at LIMIT 1')).rows[0]?.id
     ?? (await createWorkspace(lookout.db, 'test')).id

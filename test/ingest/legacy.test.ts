@@ -67,3 +67,21 @@ t.test('grants', async (t) => {
   t.equal((await post({ resource_id: rid, events: [ev('x')] }, { authorization: `Bearer ${reader}` })).status, 403, 'logs:read cannot write')
   t.equal((await post({ resource_id: 'not-a-uuid', events: [ev('x')] })).status, 400)
 })
+
+t.test('owner routes create and revoke sender tokens', async (t) => {
+  const setup = await lk.ownerReq('GET', `/v1/logs/setup?resource_id=${rid}`)
+  t.equal(setup.status, 200)
+  t.equal(setup.body.otlp_logs_path, `/v1/workspaces/${lk.workspaceId}/resources/${rid}/otlp/v1/logs`)
+  const created = await lk.ownerReq('POST', '/v1/logs/senders', { resource_id: rid, name: 'laptop agent' })
+  t.equal(created.status, 201)
+  t.match(created.body.token, /^lkt_/)
+  const sender = { authorization: `Bearer ${created.body.token}` }
+  t.equal((await post({ resource_id: rid, events: [ev('via-sender')] }, sender)).status, 200, 'the sender can write')
+  t.equal((await lk.req('GET', `/v1/logs/setup?resource_id=${rid}`, undefined, sender)).status, 403, 'setup is owner-only')
+  t.equal((await lk.req('POST', '/v1/logs/senders', { resource_id: rid, name: 'x' })).status, 403, 'creating senders is owner-only')
+  const listed = await lk.ownerReq('GET', `/v1/logs/setup?resource_id=${rid}`)
+  t.same(listed.body.senders.map((s: { name: string }) => s.name), ['laptop agent'])
+  t.notOk(JSON.stringify(listed.body).includes(created.body.token), 'the token is never shown again')
+  t.equal((await lk.ownerReq('DELETE', `/v1/logs/senders/${created.body.id}`)).status, 200)
+  t.equal((await post({ resource_id: rid, events: [ev('after-revoke')] }, sender)).status, 401, 'revoked')
+})

@@ -1,0 +1,85 @@
+// What an alert says, built once when the delivery is queued and stored with
+// it, so every attempt sends the same thing: a subject and a text for mail,
+// chat and SMS, and a JSON event (schema_version 1) for webhooks.
+import type { OutboxPayload } from '../../monitor/index.ts'
+
+export const ALERT_EVENT_TYPES = {
+  opened: 'incident.opened',
+  closed: 'incident.closed',
+  reminder: 'incident.reminder',
+  escalated: 'incident.escalated',
+  test: 'alert.test',
+  verification: 'destination.verification',
+} as const
+export type AlertEventType = (typeof ALERT_EVENT_TYPES)[keyof typeof ALERT_EVENT_TYPES]
+
+export const DELIVERY_REASONS = ['initial', 'repeat', 'escalation', 'test', 'verification'] as const
+export type DeliveryReason = (typeof DELIVERY_REASONS)[number]
+
+export interface ResourceInfo {
+  id: string
+  name: string
+  external_id: string
+}
+
+export interface AlertMessage {
+  subject: string
+  text: string
+  /** The webhook body. */
+  event: Record<string, unknown>
+  /** Verification code; removed from the stored message once the delivery is finished. */
+  code?: string
+}
+
+const severityOf = (p: OutboxPayload) => (p.check.required ? 'critical' : 'warning')
+
+export function incidentMessage(
+  type: AlertEventType, eventId: string, occurredAt: string, resource: ResourceInfo, p: OutboxPayload, extra: { level?: number; repeat?: number } = {},
+): AlertMessage {
+  const sev = severityOf(p)
+  const what = type === ALERT_EVENT_TYPES.closed ? 'RECOVERED' : type === ALERT_EVENT_TYPES.reminder ? 'STILL DOWN'
+    : type === ALERT_EVENT_TYPES.escalated ? `ESCALATED (level ${extra.level ?? 1})` : 'DOWN'
+  const subject = `[Lookout] ${what}: ${resource.name} (${p.check.name})`
+  const lines = [
+    `${what}: ${resource.name} — check "${p.check.name}" (${p.check.kind}, ${sev})`,
+    type === ALERT_EVENT_TYPES.closed ? `Recovered at ${p.closed_at ?? occurredAt}; the incident opened at ${p.opened_at}.` : `Down since ${p.opened_at}: ${p.reason}`,
+    `Incident ${p.incident_id} on resource ${resource.external_id}.`,
+  ]
+  if (type !== ALERT_EVENT_TYPES.closed) lines.push('Acknowledge the incident to stop reminders and escalation.')
+  return {
+    subject,
+    text: lines.join('\n'),
+    event: {
+      schema_version: 1,
+      id: eventId,
+      type,
+      occurred_at: occurredAt,
+      workspace_id: p.workspace_id,
+      resource,
+      incident: {
+        id: p.incident_id, severity: sev, state: type === ALERT_EVENT_TYPES.closed ? 'closed' : 'open', reason: p.reason, code: p.code,
+        opened_at: p.opened_at, closed_at: p.closed_at,
+        check: { id: p.check.id, name: p.check.name, kind: p.check.kind, required: p.check.required },
+      },
+      ...(extra.level !== undefined ? { escalation_level: extra.level } : {}),
+      ...(extra.repeat !== undefined ? { repeat: extra.repeat } : {}),
+    },
+  }
+}
+
+export function testMessage(eventId: string, occurredAt: string, workspaceId: string, resource: ResourceInfo, label: string): AlertMessage {
+  return {
+    subject: `[Lookout] Test alert for ${resource.name}`,
+    text: `This is a test alert from Lookout to "${label || 'this destination'}" for ${resource.name}. No incident is open because of it.`,
+    event: { schema_version: 1, id: eventId, type: ALERT_EVENT_TYPES.test, occurred_at: occurredAt, workspace_id: workspaceId, resource },
+  }
+}
+
+export function verificationMessage(eventId: string, occurredAt: string, workspaceId: string, code: string): AlertMessage {
+  return {
+    subject: `[Lookout] Verification code ${code}`,
+    text: `Your Lookout verification code is ${code}. It expires in 15 minutes. If you did not ask for it, ignore this message.`,
+    event: { schema_version: 1, id: eventId, type: ALERT_EVENT_TYPES.verification, occurred_at: occurredAt, workspace_id: workspaceId, code },
+    code,
+  }
+}

@@ -1,0 +1,149 @@
+// Structured JSON logs (pino, Fastify's logger) that never carry a credential,
+// a secret or a query string. Three layers: serializers that only copy safe
+// fields of requests and errors; a key filter (authorization, password,
+// private_key, ... anywhere in a logged object); and a text filter for values
+// and messages (bearer tokens, lkt_ tokens, PEM private keys, passwords in
+// URLs, query strings). Policy: api/metrics/README.md#logging.
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino'
+
+/** Keys whose values are never logged, at any depth (compared lowercased, without - and _). */
+const SECRET_KEYS = new Set([
+  'authorization', 'proxyauthorization', 'cookie', 'setcookie', 'password', 'passwd', 'pass', 'passphrase', 'privatekey',
+  'secret', 'secretkey', 'clientsecret', 'signingsecret', 'token', 'accesstoken', 'refreshtoken', 'apikey', 'xapikey',
+  'credential', 'credentials', 'databaseurl', 'connectionstring', 'dsn', 'metricstoken',
+])
+
+export const REDACTED = '[redacted]'
+
+function isSecretKey(key: string): boolean {
+  return SECRET_KEYS.has(key.toLowerCase().replace(/[-_]/g, ''))
+}
+
+// Text patterns, most specific first. Each replacement keeps enough to read the line.
+const TEXT_RULES: readonly [RegExp, string][] = [
+  // PEM blocks of private keys (RSA, EC, OPENSSH, ENCRYPTED ...), whole or cut off.
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, `[redacted private key]`],
+  // Lookout tokens wherever they appear.
+  [/lkt_[0-9a-f]{32}_[A-Za-z0-9_-]+/g, 'lkt_[redacted]'],
+  // HTTP credentials in header-like text.
+  [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+  // user:password@ in any URL (postgres://, https://, nats://, ...).
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, `$1:${REDACTED}@`],
+  // The query string of a URL or path: everything from ? to the next space, quote or #.
+  [/((?:\b[a-z][a-z0-9+.-]*:\/\/|\/)[^\s?#"'<>]*)\?[^\s#"'<>]+/gi, '$1?[query redacted]'],
+  // key=value pairs naming a secret (password=..., token: ...).
+  [/\b(password|passwd|passphrase|secret|token|api[_-]?key)(["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/gi, `$1$2${REDACTED}`],
+]
+
+/** Removes credentials, secrets and query strings from a piece of text. */
+export function scrubText(s: string): string {
+  let out = s
+  for (const [re, repl] of TEXT_RULES) {
+    re.lastIndex = 0
+    out = out.replace(re, repl)
+  }
+  return out
+}
+
+const MAX_DEPTH = 8
+
+/** A copy of a value with secret keys and secret text removed; Errors become plain objects. */
+export function scrubValue(v: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
+  if (typeof v === 'string') return scrubText(v)
+  if (v === null || typeof v !== 'object') return v
+  if (depth >= MAX_DEPTH) return '[too deep]'
+  if (seen.has(v)) return '[circular]'
+  seen.add(v)
+  if (v instanceof Error) return scrubValue(stdSerializers.err(v), depth + 1, seen)
+  if (Array.isArray(v)) return v.map((x) => scrubValue(x, depth + 1, seen))
+  if (ArrayBuffer.isView(v)) return `[${v.byteLength} bytes]`
+  if (v instanceof Date) return v.toISOString()
+  const out: Record<string, unknown> = {}
+  for (const [k, x] of Object.entries(v)) out[k] = isSecretKey(k) ? REDACTED : scrubValue(x, depth + 1, seen)
+  return out
+}
+
+interface LoggableRequest {
+  method?: string
+  url?: string
+  ip?: string
+  routeOptions?: { url?: string }
+  socket?: { remotePort?: number }
+}
+
+/** Only the request line's path, the route template and the peer: never headers, never the query. */
+function requestSerializer(req: LoggableRequest): Record<string, unknown> {
+  const url = typeof req.url === 'string' ? scrubText(req.url.split('?')[0] ?? '') : undefined
+  return { method: req.method, url, route: req.routeOptions?.url, remoteAddress: req.ip, remotePort: req.socket?.remotePort }
+}
+
+function responseSerializer(reply: { statusCode?: number }): Record<string, unknown> {
+  return { statusCode: reply.statusCode }
+}
+
+function errorSerializer(err: unknown): unknown {
+  return scrubValue(err instanceof Error ? stdSerializers.err(err) : err)
+}
+
+// Keys pino's serializers handle: their raw values (a Fastify request, a reply) must not be walked.
+const SERIALIZED_KEYS = new Set(['req', 'res', 'err', 'error'])
+
+/** A paths list for pino's own redaction, a second net for the shapes most often logged by mistake. */
+export const REDACT_PATHS = [
+  'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
+  '*.password', '*.passphrase', '*.private_key', '*.token', '*.secret',
+] as const
+
+export interface LogSettings {
+  level?: string
+  /** Where lines go; default stdout. Tests pass a stream to read them. */
+  stream?: DestinationStream
+}
+
+/** The pino options of every Lookout logger. */
+export function loggerOptions(settings: LogSettings = {}): LoggerOptions {
+  return {
+    level: settings.level ?? 'info',
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    messageKey: 'msg',
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    // reqId: a caller may send any x-request-id, and child bindings skip the formatters below.
+    serializers: { req: requestSerializer, res: responseSerializer, err: errorSerializer, error: errorSerializer, reqId: (v: unknown) => scrubText(String(v)) },
+    formatters: {
+      level: (label) => ({ level: label }),
+      bindings: (b) => scrubValue(b) as Record<string, unknown>,
+      log: (obj) => {
+        const out: Record<string, unknown> = {}
+        for (const [k, v] of Object.entries(obj)) {
+          out[k] = SERIALIZED_KEYS.has(k) ? v : isSecretKey(k) ? REDACTED : scrubValue(v, 1)
+        }
+        return out
+      },
+    },
+    hooks: {
+      // The message text (and printf arguments) go through the same text filter.
+      logMethod(args, method) {
+        for (let i = 0; i < args.length; i++) {
+          const a = args[i]
+          if (typeof a === 'string') (args as unknown[])[i] = scrubText(a)
+        }
+        method.apply(this, args)
+      },
+    },
+  }
+}
+
+/** The process logger: one instance shared by the HTTP server and the other roles. */
+export function createLogger(settings: LogSettings = {}): Logger {
+  const opts = loggerOptions(settings)
+  return settings.stream === undefined ? pino(opts) : pino(opts, settings.stream)
+}
+
+/** Fastify's `logger` option with the redaction above: true or options get it, false stays off. */
+export function withRedaction<T extends object>(logger: boolean | T | undefined): boolean | (LoggerOptions & T) {
+  if (logger === undefined || logger === false) return false
+  if (logger === true) return loggerOptions() as LoggerOptions & T
+  const level = (logger as { level?: string }).level
+  return { ...loggerOptions(level === undefined ? {} : { level }), ...logger }
+}

@@ -1,0 +1,12 @@
+// The monitoring route group: cloud routes under the resource, desktop routes
+// under /v1/monitoring and /v1/heartbeat (see monitor/README.md).
+import type { FastifyInstance } from 'fastify'
+import { cloudMonitoringRoutes, type MonitoringRoutesOptions } from './cloud-routes.ts'
+import { desktopMonitoringRoutes } from './desktop-routes.ts'
+
+export type { MonitoringRoutesOptions } from './cloud-routes.ts'
+
+export async function monitoringRoutes(app: FastifyInstance, opts: MonitoringRoutesOptions): Promise<void> {
+  await cloudMonitoringRoutes(app, opts)
+  await desktopMonitoringRoutes(app, opts)
+}

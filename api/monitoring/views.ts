@@ -1,0 +1,59 @@
+// Response bodies of the monitoring routes. No credential reference, token
+// hash or secret ever appears in them.
+import {
+  aggregateHealth, listChecks, listIncidents, listTransitions, toCheckView,
+  type CheckView, type Health, type IncidentView, type Sql, type TransitionView,
+} from '../../monitor/index.ts'
+
+/** Open incidents first (however old), then the most recent closed ones. */
+export async function openIncidents(db: Sql, ws: string, rid: string): Promise<IncidentView[]> {
+  const r = await db.query<{ id: string; check_id: string; opened_at: Date; open_reason: string; notified_open: boolean; seq: number }>(
+    `SELECT id, check_id, opened_at, open_reason, notified_open, seq::float8 AS seq FROM monitor_incidents
+     WHERE workspace_id = $1 AND resource_id = $2 AND closed_at IS NULL ORDER BY seq DESC LIMIT 500`, [ws, rid])
+  return r.rows.map((i) => ({
+    id: i.id, check_id: i.check_id, state: 'open', opened_at: new Date(i.opened_at).toISOString(), open_reason: i.open_reason,
+    closed_at: null, close_reason: null, notified: i.notified_open, seq: i.seq,
+  }))
+}
+
+export interface StatusBody {
+  resource_id: string
+  health: Health
+  checks: CheckView[]
+}
+
+export async function statusOf(db: Sql, ws: string, rid: string, now: number): Promise<StatusBody> {
+  const checks = (await listChecks(db, ws, rid)).map((row) => toCheckView(row, now))
+  return { resource_id: rid, health: aggregateHealth(checks), checks }
+}
+
+export const DESKTOP_INCIDENTS = 50
+export const DESKTOP_TRANSITIONS = 100
+
+/** GET /v1/monitoring: everything about one resource at once, lists capped at their newest entries. */
+export async function desktopOverview(db: Sql, ws: string, rid: string, now: number): Promise<StatusBody & { incidents: IncidentView[]; transitions: TransitionView[] }> {
+  const status = await statusOf(db, ws, rid, now)
+  const open = await openIncidents(db, ws, rid)
+  const recent = await listIncidents(db, ws, rid, DESKTOP_INCIDENTS, null)
+  const seen = new Set(open.map((i) => i.id))
+  const incidents = [...open, ...recent.items.filter((i) => !seen.has(i.id))]
+  const transitions = (await listTransitions(db, ws, rid, DESKTOP_TRANSITIONS, null)).items
+  return { ...status, incidents, transitions }
+}
+
+/**
+ * One alert delivery as view=deliveries will list it once alert routing
+ * consumes the outbox (until then the list is empty).
+ */
+export interface DeliveryView {
+  id: string
+  incident_id: string
+  event_type: 'incident.opened' | 'incident.closed'
+  channel: 'email' | 'sms' | 'webhook' | 'slack' | 'discord'
+  destination: string
+  state: 'queued' | 'delivered' | 'failed'
+  attempts: number
+  last_attempt_at: string | null
+  last_error: string | null
+  created_at: string
+}

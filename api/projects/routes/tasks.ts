@@ -1,0 +1,72 @@
+// Cloud tasks: list, create, read, edit, move, delete, actions; and the tickets list.
+import type { FastifyInstance } from 'fastify'
+import { ACTION, FILTER_QUERY, REVISION_INPUT, TASK_CREATE, TASK_MOVE, TASK_UPDATE } from '../schemas/cloud.ts'
+import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../schemas/fields.ts'
+import { applyAction, type ActionInput } from '../store/actions.ts'
+import { seesInternal } from '../store/context.ts'
+import { toTask } from '../store/items.ts'
+import { listItems, type ItemFilters } from '../store/lists.ts'
+import { createTask, deleteItem, moveTask, updateTask, type TaskCreateInput, type TaskMoveInput, type TaskUpdateInput } from '../store/tasks.ts'
+import { getItem } from '../store/views.ts'
+import type { FilterQuery } from './boards.ts'
+import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
+
+type ItemParams = { item_id: string }
+
+export function filtersOf(q: FilterQuery): ItemFilters {
+  const { cursor: _c, limit: _l, ...f } = q
+  return f
+}
+
+export async function taskRoutes(app: FastifyInstance, { db, cursors }: ProjectRouteOptions): Promise<void> {
+  const list = { config: CLOUD_READ, schema: { params: WORKSPACE_PARAMS, querystring: FILTER_QUERY } }
+  const get = { config: CLOUD_READ, schema: { params: ITEM_PARAMS, querystring: FILTER_QUERY } }
+
+  app.get(`${P}/tasks`, list, async (req) => {
+    const { query: q } = parts<never, FilterQuery>(req)
+    const ctx = ctxOf(req, db)
+    const page = await listItems(db, ctx.workspaceId, ['task'], filtersOf(q), seesInternal(ctx.actor), q.limit, afterKey(cursors, 'tasks', q.cursor))
+    return pageBody(cursors, 'tasks', page)
+  })
+
+  // Tickets are the tasks of kind service_ticket (tasks created from a source ticket).
+  app.get(`${P}/tickets`, list, async (req) => {
+    const { query: q } = parts<never, FilterQuery>(req)
+    const ctx = ctxOf(req, db)
+    const after = afterKey(cursors, 'tickets', q.cursor)
+    if (q.kind === 'task') return { items: [], next_cursor: null }
+    const page = await listItems(db, ctx.workspaceId, ['task'], { ...filtersOf(q), kind: 'service_ticket' }, seesInternal(ctx.actor), q.limit, after)
+    return pageBody(cursors, 'tickets', page)
+  })
+
+  app.post(`${P}/tasks`, { config: CLOUD_WRITE, schema: { params: WORKSPACE_PARAMS, body: TASK_CREATE } }, async (req, reply) => {
+    const out = await createTask(ctxOf(req, db), parts<TaskCreateInput>(req).body)
+    reply.code(out.status)
+    return out.body
+  })
+
+  app.get(`${P}/tasks/:item_id`, get, async (req) => {
+    const { query: q, params } = parts<never, FilterQuery, ItemParams>(req)
+    return getItem(ctxOf(req, db), ['task'], params.item_id, q)
+  })
+
+  app.patch(`${P}/tasks/:item_id`, { config: CLOUD_WRITE, schema: { params: ITEM_PARAMS, body: TASK_UPDATE } }, async (req) => {
+    const { body, params } = parts<TaskUpdateInput, never, ItemParams>(req)
+    return updateTask(ctxOf(req, db), params.item_id, body)
+  })
+
+  app.delete(`${P}/tasks/:item_id`, { config: CLOUD_WRITE, schema: { params: ITEM_PARAMS, body: REVISION_INPUT } }, async (req) => {
+    const { body, params } = parts<{ board_id?: string | null; revision: number }, never, ItemParams>(req)
+    return toTask(await deleteItem(ctxOf(req, db), 'task', params.item_id, body))
+  })
+
+  app.post(`${P}/tasks/:item_id/actions`, { config: CLOUD_WRITE, schema: { params: ITEM_PARAMS, body: ACTION } }, async (req) => {
+    const { body, params } = parts<ActionInput, never, ItemParams>(req)
+    return applyAction(ctxOf(req, db), 'task', params.item_id, body)
+  })
+
+  app.post(`${P}/tasks/:item_id/move`, { config: CLOUD_WRITE, schema: { params: ITEM_PARAMS, body: TASK_MOVE } }, async (req) => {
+    const { body, params } = parts<TaskMoveInput, never, ItemParams>(req)
+    return moveTask(ctxOf(req, db), params.item_id, body)
+  })
+}

@@ -1,0 +1,79 @@
+// The git binary, run without a shell (execFile/spawn with an argument list)
+// in a scrubbed environment: no system or user config, no prompts, literal
+// pathspecs (a path is never pathspec magic), only file and https transports,
+// no hooks, no redirects. Nothing of the server's environment (secrets
+// included) reaches git.
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+
+export class GitError extends Error {
+  readonly exitCode: number | null
+  readonly stderr: string
+
+  constructor(message: string, exitCode: number | null, stderr: string) {
+    super(message)
+    this.exitCode = exitCode
+    this.stderr = stderr
+  }
+}
+
+export class GitMissing extends Error {}
+
+const CONFIG = [
+  '-c', 'core.hooksPath=/dev/null',
+  '-c', 'core.fsmonitor=false',
+  '-c', 'http.followRedirects=false',
+  '-c', 'protocol.allow=never',
+  '-c', 'protocol.file.allow=always',
+  '-c', 'protocol.https.allow=always',
+  '-c', 'credential.helper=',
+]
+
+export function gitEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '/bin/false',
+    SSH_ASKPASS: '/bin/false',
+    GIT_LITERAL_PATHSPECS: '1',
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_ALLOW_PROTOCOL: 'file:https',
+  }
+}
+
+export interface GitRunOptions {
+  home: string
+  gitDir?: string
+  timeoutMs?: number
+  maxBuffer?: number
+  signal?: AbortSignal
+}
+
+function argv(args: readonly string[], o: GitRunOptions): string[] {
+  return [...CONFIG, ...(o.gitDir === undefined ? [] : [`--git-dir=${o.gitDir}`]), ...args]
+}
+
+/** Runs git to completion; stdout as bytes. Rejects with GitError (non-zero exit) or GitMissing. */
+export function git(args: readonly string[], o: GitRunOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    execFile('git', argv(args, o), {
+      env: gitEnv(o.home), encoding: 'buffer', maxBuffer: o.maxBuffer ?? 16 * 1024 * 1024,
+      timeout: o.timeoutMs ?? 30_000, killSignal: 'SIGKILL', signal: o.signal, cwd: o.home,
+    }, (err, stdout, stderr) => {
+      if (err === null) return resolve(stdout)
+      const e = err as NodeJS.ErrnoException & { code?: string | number; killed?: boolean }
+      if (e.code === 'ENOENT') return reject(new GitMissing('git is not installed on the server'))
+      const text = Buffer.isBuffer(stderr) ? stderr.toString('utf8') : String(stderr ?? '')
+      const why = e.killed === true ? 'git took too long and was stopped' : text.trim().split('\n').slice(-3).join(' ')
+      reject(new GitError(why || `git exited with ${String(e.code)}`, typeof e.code === 'number' ? e.code : null, text))
+    })
+  })
+}
+
+/** Starts git with piped stdout, for output read as it comes (and cut short). */
+export function gitStream(args: readonly string[], o: GitRunOptions): ChildProcess {
+  return spawn('git', argv(args, o), { env: gitEnv(o.home), stdio: ['ignore', 'pipe', 'pipe'], cwd: o.home, signal: o.signal, timeout: o.timeoutMs ?? 30_000, killSignal: 'SIGKILL' })
+}

@@ -1,0 +1,18 @@
+// ResourceSSHKeySet, as the contract's table gives it.
+
+export const SSH_KEY_SET = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['alias', 'host', 'username', 'private_key'],
+  properties: {
+    alias: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[a-z][a-z0-9-]*$' },
+    host: { type: 'string', minLength: 1, maxLength: 250 },
+    port: { type: 'integer', minimum: 1, maximum: 65535, default: 22 },
+    username: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' },
+    private_key: { type: 'string', minLength: 1, maxLength: 32768 },
+    passphrase: { type: 'string', maxLength: 1024, default: '' },
+  },
+} as const
+
+/** Fields whose value must never be echoed back, not even in a 422. */
+export const SECRET_FIELDS = ['private_key', 'passphrase'] as const

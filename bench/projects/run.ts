@@ -1,0 +1,235 @@
+// Project API benchmark: create task, list tasks with filters over a large
+// workspace, and revision-checked update, on PGlite and on PostgreSQL. The
+// server runs as a child process (`lookout serve`); this process drives it with
+// undici and, in the same run, measures the same work without the API (the list
+// SQL straight through the driver, the store functions in-process) as the
+// baseline the API's figures are divided by. See README.md.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+import {
+  ALL_SCOPES, PG_MIGRATIONS, createToken, createWorkspace, migrate, openPglite, openPostgres, projectStore,
+  type Database, type ItemFilters, type ProjectCtx,
+} from '../../api/index.ts'
+import { percentile } from '../lib/stats.ts'
+import { postgresAvailable, startTestPostgres, type TestPostgres } from '../../test/helpers/postgres.ts'
+
+const TASKS = Number(process.env.BENCH_TASKS ?? 100_000)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const ENGINES = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',')
+
+interface World {
+  workspaceId: string
+  token: string
+  boardId: string
+  statuses: string[]
+  types: string[]
+  labels: string[]
+  /** Seeded task ids at revision 1, split between the baseline and the API runs of the update scenario. */
+  idsForRaw: string[]
+  idsForApi: string[]
+}
+
+async function seed(db: Database): Promise<World> {
+  await migrate(db, PG_MIGRATIONS)
+  const ws = await createWorkspace(db, 'bench')
+  const { token } = await createToken(db, { workspaceId: ws.id, scopes: ALL_SCOPES, resources: 'all', name: 'bench', staffId: 1 })
+  const boardId = await projectStore.ensureProject(db, ws.id)
+  const statuses = (await db.query<{ id: string }>('SELECT id FROM project_statuses WHERE board_id = $1 ORDER BY position', [boardId])).rows.map((r) => r.id)
+  const types: string[] = []
+  const labels: string[] = []
+  for (const [kind, list, n] of [['type', types, 2], ['label', labels, 5]] as const) {
+    for (let i = 0; i < n; i++) {
+      const id = randomUUID()
+      await db.query('INSERT INTO project_taxonomy (id, workspace_id, kind, name, position) VALUES ($1, $2, $3, $4, $5)', [id, ws.id, kind, `${kind} ${i}`, i + 10])
+      list.push(id)
+    }
+  }
+  await db.query(
+    `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, number, title, description, type_id, label_ids, status_id,
+       priority, assignee, due_on, state, created_by)
+     SELECT gen_random_uuid(), $1, 'task', CASE WHEN g % 50 = 0 THEN 'service_ticket' ELSE 'task' END, $2, g,
+       'Task ' || g || ' ' || (ARRAY['deploy', 'invoice', 'backup', 'upgrade', 'review', 'incident'])[1 + g % 6], 'seeded for the benchmark',
+       (ARRAY[$3::uuid, $4::uuid])[1 + g % 2],
+       CASE g % 4 WHEN 0 THEN ARRAY[$5::uuid] WHEN 1 THEN ARRAY[$6::uuid] WHEN 2 THEN ARRAY[$5::uuid, $7::uuid] ELSE '{}'::uuid[] END,
+       (ARRAY[$8::uuid, $9::uuid, $10::uuid])[1 + g % 3],
+       (ARRAY['low', 'normal', 'high', 'urgent'])[1 + (g / 3) % 4],
+       CASE WHEN g % 7 = 0 THEN NULL ELSE 1 + g % 20 END,
+       DATE '2026-01-01' + (g % 365),
+       (ARRAY['open', 'in_progress', 'done'])[1 + g % 3], 1
+     FROM generate_series(1, $11::integer) g`,
+    [ws.id, boardId, types[0], types[1], labels[0], labels[1], labels[2], statuses[0], statuses[1], statuses[2], TASKS])
+  await db.query('UPDATE project_workspaces SET next_number = $2 WHERE workspace_id = $1', [ws.id, TASKS + 1])
+  await db.exec('ANALYZE')
+  const ids = (await db.query<{ id: string }>('SELECT id FROM project_items WHERE workspace_id = $1 ORDER BY seq', [ws.id])).rows.map((r) => r.id)
+  const half = Math.floor(ids.length / 2)
+  return { workspaceId: ws.id, token, boardId, statuses, types, labels, idsForRaw: ids.slice(0, half), idsForApi: ids.slice(half) }
+}
+
+/** The filter combinations the list scenario cycles through (query string and the same filters for the raw SQL). */
+function listCases(w: World): { query: string; filters: ItemFilters }[] {
+  return [
+    { query: 'limit=50', filters: {} },
+    { query: `status_id=${w.statuses[1]}&priority=high&limit=50`, filters: { status_id: w.statuses[1], priority: 'high' } },
+    { query: 'assignee_id=7&limit=50', filters: { assignee_id: 7 } },
+    { query: `label_ids=${w.labels[1]}&type_ids=${w.types[1]}&limit=50`, filters: { label_ids: [w.labels[1] as string], type_ids: [w.types[1] as string] } },
+    { query: 'due_before=2026-03-01&priority=urgent&limit=50', filters: { due_before: '2026-03-01', priority: 'urgent' } },
+    { query: 'kind=service_ticket&state=open&limit=50', filters: { kind: 'service_ticket', state: 'open' } },
+  ]
+}
+
+interface Figures {
+  requests: number
+  errors: number
+  seconds: number
+  rps: number
+  p50: number
+  p99: number
+}
+
+/** Runs `op` from `concurrency` loops for `seconds`; every call's latency is kept. */
+async function drive(seconds: number, concurrency: number, op: (i: number) => Promise<boolean>): Promise<Figures> {
+  const lat: number[] = []
+  let errors = 0
+  let next = 0
+  const end = performance.now() + seconds * 1000
+  const start = performance.now()
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const i = next++
+      const t0 = performance.now()
+      const ok = await op(i).catch(() => false)
+      lat.push(performance.now() - t0)
+      if (!ok) errors++
+    }
+  }))
+  const took = (performance.now() - start) / 1000
+  return { requests: lat.length, errors, seconds: took, rps: lat.length / took, p50: percentile(lat, 50), p99: percentile(lat, 99) }
+}
+
+function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
+  const child = spawn(process.execPath, [...nodeArgs, 'deploy/lookout.ts', 'serve'], {
+    env: { ...process.env, LOOKOUT_PORT: '0', LOOKOUT_LOG_LEVEL: 'warn', LOOKOUT_WORKERS: '1', ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (d) => {
+      out += d
+      const m = /on (http:\/\/\S+)/.exec(out)
+      if (m) resolve({ child, url: m[1] as string })
+    })
+    child.on('exit', (c) => reject(new Error(`server exited ${c}`)))
+  })
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.on('exit', r))
+  child.kill('SIGTERM')
+  await exited
+}
+
+interface Row {
+  engine: string
+  scenario: string
+  api: Figures
+  raw: Figures
+}
+
+async function runEngine(engine: string, pg: TestPostgres | null): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), `lookout-bench-projects-${engine}-`))
+  const env: Record<string, string> = { LOOKOUT_DATA_DIR: dataDir }
+  let dbUrl: string | undefined
+  if (pg !== null) dbUrl = env.DATABASE_URL = await pg.database(`bench_${Date.now()}`)
+  const open = () => (dbUrl === undefined ? openPglite(join(dataDir, 'postgres')) : openPostgres(dbUrl, CONNECTIONS))
+  try {
+    // Seed and measure the baseline in this process first (PGlite's directory belongs to one process at a time).
+    let db = await open()
+    const t0 = performance.now()
+    const w = await seed(db)
+    console.log(`[${engine}] seeded ${TASKS} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    const ctx: ProjectCtx = { db, workspaceId: w.workspaceId, actor: { tokenId: 'bench', userId: 1, owner: false } }
+    const cases = listCases(w)
+    const queries = cases.map((c) => projectStore.itemPageQuery(w.workspaceId, ['task'], c.filters, true, 50, null))
+    for (const q of queries) await db.query(q.text, q.values)
+    const raw: Record<string, Figures> = {}
+    raw.list = await drive(SECONDS, CONNECTIONS, async (i) => {
+      const q = queries[i % queries.length] as { text: string; values: unknown[] }
+      await db.query(q.text, q.values)
+      return true
+    })
+    raw.update = await drive(SECONDS, CONNECTIONS, async (i) => {
+      const id = w.idsForRaw[i]
+      if (id === undefined) return false
+      await projectStore.updateTask(ctx, id, { revision: 1, title: `raw ${i}` })
+      return true
+    })
+    raw.create = await drive(SECONDS, CONNECTIONS, async (i) => {
+      await projectStore.createTask(ctx, { idempotency_key: randomUUID(), title: `raw create ${i}`, priority: 'high', label_ids: [w.labels[0] as string] })
+      return true
+    })
+    await db.close()
+
+    const { child, url } = await serve(env)
+    try {
+      const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 })
+      const headers = { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' }
+      const P = `/v1/workspaces/${w.workspaceId}`
+      // Wait out the start-up (the overload guard remembers its event-loop delay).
+      for (;;) {
+        const r = await pool.request({ method: 'GET', path: '/v1/health' })
+        await r.body.dump()
+        if (r.statusCode === 200) break
+        await new Promise((res) => setTimeout(res, 200))
+      }
+      const call = async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown, want = 200) => {
+        const r = await pool.request({ method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+        await r.body.dump()
+        return r.statusCode === want
+      }
+      const api: Record<string, Figures> = {}
+      await drive(2, CONNECTIONS, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`))
+      api.list = await drive(SECONDS, CONNECTIONS, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`))
+      api.update = await drive(SECONDS, CONNECTIONS, (i) => {
+        const id = w.idsForApi[i]
+        return id === undefined ? Promise.resolve(false) : call('PATCH', `${P}/tasks/${id}`, { revision: 1, title: `api ${i}` })
+      })
+      api.create = await drive(SECONDS, CONNECTIONS, (i) => call('POST', `${P}/tasks`, { idempotency_key: randomUUID(), title: `api create ${i}`, priority: 'high', label_ids: [w.labels[0]] }, 201))
+      await pool.close()
+      return (['list', 'update', 'create'] as const).map((s) => ({ engine, scenario: s, api: api[s] as Figures, raw: raw[s] as Figures }))
+    } finally {
+      await stop(child)
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const rows: Row[] = []
+let pg: TestPostgres | null = null
+try {
+  for (const engine of ENGINES) {
+    if (engine === 'postgres') {
+      if (!postgresAvailable()) {
+        console.log('[postgres] skipped: PostgreSQL binaries not installed')
+        continue
+      }
+      pg ??= await startTestPostgres({ maxConnections: 200 })
+    }
+    rows.push(...await runEngine(engine, engine === 'postgres' ? pg : null))
+  }
+} finally {
+  await pg?.stop()
+}
+
+const f = (n: number, d = 0) => n.toFixed(d)
+console.log(`\n${TASKS} seeded tasks, ${SECONDS} s per scenario, ${CONNECTIONS} concurrent requests\n`)
+console.log('| engine | scenario | API req/s | API p50 ms | API p99 ms | API errors | raw ops/s | raw p50 ms | raw p99 ms | API / raw |')
+console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+for (const r of rows) {
+  console.log(`| ${r.engine} | ${r.scenario} | ${f(r.api.rps)} | ${f(r.api.p50, 2)} | ${f(r.api.p99, 2)} | ${r.api.errors} | ${f(r.raw.rps)} | ${f(r.raw.p50, 2)} | ${f(r.raw.p99, 2)} | ${f(r.api.rps / r.raw.rps, 2)} |`)
+}

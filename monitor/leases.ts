@@ -1,0 +1,88 @@
+// Leases in PostgreSQL. Each monitor process holds one lease (a monitor_workers
+// row it renews with a single-row UPDATE, however many checks it runs); each
+// check names its holder in lease_owner. A check is free when it has no holder
+// or its holder's lease has expired; claiming bumps the check's lease_epoch,
+// which fences off results probed under an earlier claim. Claims use
+// FOR UPDATE SKIP LOCKED and re-check the holder they saw, so two processes
+// never take the same check.
+import type { Sql } from './sql.ts'
+import { SERVED_LOCATIONS } from './kinds.ts'
+import { CHECK_COLUMNS, type CheckRow } from './rows.ts'
+
+const iso = (n: number) => new Date(n).toISOString()
+
+export async function registerWorker(db: Sql, worker: string, now: number, until: number): Promise<void> {
+  await db.query(
+    `INSERT INTO monitor_workers (id, started_at, lease_until) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET lease_until = EXCLUDED.lease_until`,
+    [worker, iso(now), iso(until)])
+}
+
+/** Extends the process lease; false when it had already expired (its checks may belong to others now). */
+export async function renewWorker(db: Sql, worker: string, now: number, until: number): Promise<boolean> {
+  const r = await db.query('UPDATE monitor_workers SET lease_until = $3 WHERE id = $1 AND lease_until > $2 RETURNING id', [worker, iso(now), iso(until)])
+  return r.rows.length === 1
+}
+
+export async function removeWorker(db: Sql, worker: string): Promise<void> {
+  await db.query('DELETE FROM monitor_workers WHERE id = $1', [worker])
+}
+
+/** Live processes, the checks they share, and how many this worker holds. */
+export async function shareOf(db: Sql, worker: string, now: number): Promise<{ workers: number; total: number; mine: number }> {
+  const r = await db.query<{ workers: number; total: number; mine: number }>(
+    `SELECT (SELECT count(*)::int FROM monitor_workers WHERE lease_until > $1) AS workers,
+            (SELECT count(*)::int FROM monitor_checks WHERE location = ANY($2::text[])) AS total,
+            (SELECT count(*)::int FROM monitor_checks WHERE lease_owner = $3) AS mine`,
+    [iso(now), SERVED_LOCATIONS, worker])
+  const row = r.rows[0] ?? { workers: 1, total: 0, mine: 0 }
+  return { workers: Math.max(1, row.workers), total: row.total, mine: row.mine }
+}
+
+export async function claimChecks(db: Sql, worker: string, now: number, limit: number): Promise<CheckRow[]> {
+  if (limit <= 0) return []
+  const r = await db.query<CheckRow>(
+    `UPDATE monitor_checks c SET lease_owner = $1, lease_epoch = c.lease_epoch + 1
+     FROM (
+       SELECT f.id, f.lease_owner AS seen FROM monitor_checks f
+       WHERE f.location = ANY($4::text[]) AND (f.lease_owner IS NULL OR NOT EXISTS (
+         SELECT 1 FROM monitor_workers w WHERE w.id = f.lease_owner AND w.lease_until > $2))
+       ORDER BY f.id LIMIT $3 FOR UPDATE OF f SKIP LOCKED) free
+     WHERE c.id = free.id AND c.lease_owner IS NOT DISTINCT FROM free.seen
+     RETURNING ${CHECK_COLUMNS.split(',').map((col) => `c.${col.trim()}`).join(', ')}`,
+    [worker, iso(now), limit, SERVED_LOCATIONS])
+  return r.rows
+}
+
+export async function releaseLeases(db: Sql, worker: string, ids: readonly string[] | null): Promise<void> {
+  if (ids === null) {
+    await db.query('UPDATE monitor_checks SET lease_owner = NULL WHERE lease_owner = $1', [worker])
+    return
+  }
+  if (ids.length === 0) return
+  await db.query('UPDATE monitor_checks SET lease_owner = NULL WHERE lease_owner = $1 AND id = ANY($2::uuid[])', [worker, ids])
+}
+
+/** Every check this worker holds (reconciliation when the count disagrees with memory). */
+export async function heldChecks(db: Sql, worker: string): Promise<{ id: string; epoch: number }[]> {
+  const r = await db.query<{ id: string; epoch: number }>('SELECT id, lease_epoch AS epoch FROM monitor_checks WHERE lease_owner = $1', [worker])
+  return r.rows
+}
+
+/** Checks of this worker changed by the API since `after` (edits, actions, run requests). */
+export async function changedChecks(db: Sql, worker: string, after: number, limit: number): Promise<CheckRow[]> {
+  const r = await db.query<CheckRow>(
+    `SELECT ${CHECK_COLUMNS} FROM monitor_checks WHERE lease_owner = $1 AND change_seq > $2 ORDER BY change_seq LIMIT $3`,
+    [worker, after, limit])
+  return r.rows
+}
+
+export async function checksById(db: Sql, worker: string, ids: readonly string[]): Promise<CheckRow[]> {
+  if (ids.length === 0) return []
+  const r = await db.query<CheckRow>(`SELECT ${CHECK_COLUMNS} FROM monitor_checks WHERE lease_owner = $1 AND id = ANY($2::uuid[])`, [worker, ids])
+  return r.rows
+}
+
+export async function pruneResults(db: Sql, before: number): Promise<number> {
+  const r = await db.query('DELETE FROM monitor_results WHERE observed_at < $1', [iso(before)])
+  return r.rowCount
+}

@@ -1,0 +1,182 @@
+// Database probes: connect, authenticate, run one trivial query, disconnect.
+// PostgreSQL through pg, MySQL and MariaDB through mysql2, Redis through the
+// redis client (AUTH + PING), MongoDB through the official driver (hello + ping).
+// Drivers load on first use; a driver that cannot load is an unavailable adapter.
+import { resolveCredential, redact } from '../credentials.ts'
+import type { DbConfig } from '../config.ts'
+import { PROBE_REASONS } from '../errors.ts'
+import type { Kind } from '../kinds.ts'
+import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
+
+const AUTH_CODES = new Set([
+  '28P01', '28000', // PostgreSQL invalid password / authorization
+  'ER_ACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR', 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR',
+])
+const AUTH_TEXT = /WRONGPASS|NOAUTH|invalid username-password|authentication failed|Authentication failed|AuthenticationFailed|Access denied/
+
+class DeadlineError extends Error {
+  readonly code = 'ETIMEDOUT'
+}
+
+/** Settles with the work, or rejects at the deadline after starting cleanup. */
+function withDeadline<T>(work: Promise<T>, ms: number, cleanup: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      cleanup()
+      reject(new DeadlineError(`no answer within ${ms} ms`))
+    }, ms)
+  })
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer))
+}
+
+function tlsOptions(c: DbConfig): { rejectUnauthorized: boolean; ca?: string } | undefined {
+  if (c.tls === 'disable') return undefined
+  return c.tls === 'verify' ? { rejectUnauthorized: true, ca: c.ca } : { rejectUnauthorized: false }
+}
+
+function failure(err: unknown, timeoutMs: number, latency: number, secret: string | null): Outcome {
+  const code = (err as { code?: unknown }).code
+  const msg = String((err as { message?: unknown }).message ?? err).split('\n')[0]?.slice(0, 300) ?? ''
+  let o: Outcome
+  if ((typeof code === 'string' && AUTH_CODES.has(code)) || (err as { code?: unknown }).code === 18 || AUTH_TEXT.test(msg)) {
+    o = outcome('down', PROBE_REASONS.auth, `authentication failed: ${msg}`, latency)
+  } else if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E')) {
+    o = outcome('down', PROBE_REASONS.query, `${msg} (SQLSTATE ${code})`, latency)
+  } else if (typeof code === 'string' && code.startsWith('ER_')) {
+    o = outcome('down', PROBE_REASONS.query, `${msg} (${code})`, latency)
+  } else {
+    o = networkFailure(err, timeoutMs, latency)
+    // The Mongo driver wraps the socket error in a selection timeout message.
+    if (o.code === PROBE_REASONS.network && /ECONNREFUSED/.test(msg)) o = outcome('down', PROBE_REASONS.refused, msg, latency)
+    else if (o.code === PROBE_REASONS.network && /timed out|timeout/i.test(msg)) o = outcome('down', PROBE_REASONS.timeout, msg, latency)
+  }
+  o.reason = redact(o.reason, secret)
+  return o
+}
+
+type Driver = (c: DbConfig, password: string | undefined, timeoutMs: number) => Promise<Record<string, unknown>>
+
+async function postgres(c: DbConfig, password: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({
+    host: c.host, port: c.port, user: c.user, password, database: c.database ?? 'postgres',
+    ssl: tlsOptions(c) ?? false, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs,
+    application_name: 'lookout-monitor',
+  })
+  client.on('error', () => undefined)
+  const work = (async () => {
+    await client.connect()
+    const r = await client.query<{ version: string }>('SELECT 1 AS ok, current_setting(\'server_version\') AS version')
+    return { server_version: r.rows[0]?.version ?? null }
+  })()
+  try {
+    return await withDeadline(work, timeoutMs, () => void client.end().catch(() => undefined))
+  } finally {
+    void client.end().catch(() => undefined)
+  }
+}
+
+async function mysql(c: DbConfig, password: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+  const { createConnection } = await import('mysql2/promise')
+  let conn: Awaited<ReturnType<typeof createConnection>> | null = null
+  const work = (async () => {
+    conn = await createConnection({
+      host: c.host, port: c.port, user: c.user, password, database: c.database,
+      connectTimeout: timeoutMs, ssl: tlsOptions(c),
+    })
+    conn.on('error', () => undefined)
+    const [rows] = await conn.query({ sql: 'SELECT 1 AS ok, VERSION() AS version', timeout: timeoutMs })
+    return { server_version: (rows as { version?: string }[])[0]?.version ?? null }
+  })()
+  try {
+    return await withDeadline(work, timeoutMs, () => (conn as { destroy(): void } | null)?.destroy())
+  } finally {
+    (conn as { destroy(): void } | null)?.destroy()
+  }
+}
+
+async function redis(c: DbConfig, password: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+  const { createClient } = await import('redis')
+  const tls = tlsOptions(c)
+  const client = createClient({
+    socket: {
+      host: c.host, port: c.port, connectTimeout: timeoutMs, reconnectStrategy: false,
+      ...(tls === undefined ? {} : { tls: true as const, rejectUnauthorized: tls.rejectUnauthorized, ca: tls.ca }),
+    },
+    username: c.user, password, disableOfflineQueue: true,
+  })
+  let lastError: unknown = null
+  client.on('error', (e: unknown) => {
+    lastError ??= e
+  })
+  const work = (async () => {
+    try {
+      await client.connect()
+    } catch (err) {
+      throw lastError ?? err
+    }
+    const pong = await client.ping()
+    if (pong !== 'PONG') throw Object.assign(new Error(`PING answered ${String(pong).slice(0, 50)}`), { code: 'ER_REDIS_PING' })
+    return {}
+  })()
+  try {
+    return await withDeadline(work, timeoutMs, () => client.destroy())
+  } finally {
+    if (client.isOpen) client.destroy()
+  }
+}
+
+async function mongodb(c: DbConfig, password: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+  const { MongoClient } = await import('mongodb')
+  const tls = tlsOptions(c)
+  const host = c.host.includes(':') ? `[${c.host}]` : c.host
+  const client = new MongoClient(`mongodb://${host}:${c.port}/`, {
+    directConnection: true, serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs, socketTimeoutMS: timeoutMs,
+    maxPoolSize: 1, appName: 'lookout-monitor',
+    ...(c.user === undefined ? {} : { auth: { username: c.user, password }, authSource: c.auth_source ?? 'admin' }),
+    ...(tls === undefined ? {} : { tls: true, tlsAllowInvalidCertificates: !tls.rejectUnauthorized, ...(tls.ca === undefined ? {} : { ca: tls.ca }) }),
+  })
+  const work = (async () => {
+    await client.connect()
+    const admin = client.db(c.database ?? 'admin')
+    const hello = await admin.command({ hello: 1 })
+    await admin.command({ ping: 1 })
+    return { server_version: null, primary: hello.isWritablePrimary === true }
+  })()
+  try {
+    return await withDeadline(work, timeoutMs, () => void client.close(true).catch(() => undefined))
+  } finally {
+    void client.close(true).catch(() => undefined)
+  }
+}
+
+const DRIVERS: Partial<Record<Kind, Driver>> = { postgresql: postgres, mysql, mariadb: mysql, redis, mongodb }
+const NEEDS_USER = new Set<Kind>(['postgresql', 'mysql', 'mariadb'])
+
+export class DatabaseRunner implements Runner {
+  async run(target: ProbeTarget, ctx: ProbeContext): Promise<Outcome> {
+    const c = target.config as unknown as DbConfig
+    const driver = DRIVERS[target.kind]
+    if (driver === undefined) return outcome('unknown', PROBE_REASONS.adapter, `no database adapter for ${target.kind}`)
+    if (NEEDS_USER.has(target.kind) && c.user === undefined) return outcome('unknown', PROBE_REASONS.credential, `${target.kind} needs configuration.user`)
+    let secret: string | null = null
+    if (target.credential !== null) {
+      const r = await resolveCredential(target.credential, ctx.credentials)
+      if (!r.ok) return outcome('unknown', PROBE_REASONS.credential, r.reason)
+      secret = r.secret
+    }
+    const start = performance.now()
+    let details: Record<string, unknown>
+    try {
+      details = await driver(c, secret ?? undefined, target.timeoutMs)
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') {
+        return outcome('unknown', PROBE_REASONS.adapter, `the ${target.kind} driver cannot be loaded`)
+      }
+      return failure(err, target.timeoutMs, elapsed(start), secret)
+    }
+    const ms = elapsed(start)
+    return outcome('up', PROBE_REASONS.ok, `connected and queried in ${Math.round(ms)} ms`, ms, details)
+  }
+}

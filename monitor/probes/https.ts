@@ -1,0 +1,141 @@
+// HTTP(S) probe on undici: a fresh connection per probe (so every run sees the
+// certificate the server presents now), status range, optional body match,
+// redirects policy, and the certificate's expiry reported with a warning window.
+import { Agent, buildConnector, interceptors, request, type Dispatcher } from 'undici'
+import { TLSSocket, type PeerCertificate } from 'node:tls'
+import type { Socket } from 'node:net'
+import { resolveCredential, redact } from '../credentials.ts'
+import type { HttpsConfig } from '../config.ts'
+import { PROBE_REASONS } from '../errors.ts'
+import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
+
+const BODY_MATCH_BYTES = 64 * 1024
+const DAY_MS = 86_400_000
+
+class TlsVerifyError extends Error {
+  readonly code: string
+  constructor(code: string) {
+    super(`certificate verification failed: ${code}`)
+    this.code = code
+  }
+}
+
+/** One probe's connection: verifies the peer itself so the certificate is known even when it is refused. */
+class ProbeConnection {
+  cert: PeerCertificate | null = null
+  authorizationError: string | null = null
+  readonly #base: buildConnector.connector
+  readonly #verify: boolean
+
+  constructor(verify: boolean, ca: string | undefined, timeoutMs: number) {
+    this.#verify = verify
+    this.#base = buildConnector({ rejectUnauthorized: false, ca, timeout: timeoutMs, maxCachedSessions: 0 })
+    this.connect = this.connect.bind(this)
+  }
+
+  connect(opts: buildConnector.Options, cb: buildConnector.Callback): void {
+    this.#base(opts, (err, socket) => {
+      if (err !== null || socket === null) return cb(err ?? new Error('connect failed'), null)
+      if (socket instanceof TLSSocket) {
+        const cert = socket.getPeerCertificate()
+        if (cert !== null && typeof cert === 'object' && 'valid_to' in cert) this.cert ??= cert
+        if (!socket.authorized) {
+          this.authorizationError ??= String(socket.authorizationError ?? 'UNKNOWN')
+          if (this.#verify) {
+            socket.destroy()
+            return cb(new TlsVerifyError(this.authorizationError), null)
+          }
+        }
+      }
+      cb(null, socket as Socket)
+    })
+  }
+}
+
+function certDetails(cert: PeerCertificate, now: number, warnDays: number): Record<string, unknown> {
+  const expires = Date.parse(cert.valid_to)
+  const daysLeft = Math.floor((expires - now) / DAY_MS)
+  const d: Record<string, unknown> = {
+    cert_subject: cert.subject?.CN ?? null,
+    cert_issuer: cert.issuer?.CN ?? null,
+    cert_expires_at: Number.isFinite(expires) ? new Date(expires).toISOString() : null,
+    cert_days_left: Number.isFinite(daysLeft) ? daysLeft : null,
+    cert_fingerprint256: cert.fingerprint256 ?? null,
+  }
+  if (expires < now) d.cert_warning = 'the certificate has expired'
+  else if (daysLeft < warnDays) d.cert_warning = `the certificate expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'}`
+  return d
+}
+
+async function readPrefix(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    const b = chunk as Buffer
+    chunks.push(b)
+    size += b.byteLength
+    if (size >= limit) break
+  }
+  body.destroy()
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8')
+}
+
+export class HttpsRunner implements Runner {
+  async run(target: ProbeTarget, ctx: ProbeContext): Promise<Outcome> {
+    const c = target.config as unknown as HttpsConfig
+    const headers: Record<string, string> = { 'user-agent': 'lookout-monitor/1', ...c.headers }
+    let secret: string | null = null
+    if (c.credential_header !== undefined) {
+      if (target.credential === null) return outcome('unknown', PROBE_REASONS.credential, `credential_header ${c.credential_header} needs a credential reference`)
+      const r = await resolveCredential(target.credential, ctx.credentials)
+      if (!r.ok) return outcome('unknown', PROBE_REASONS.credential, r.reason)
+      secret = r.secret
+      headers[c.credential_header.toLowerCase()] = secret
+    }
+    const conn = new ProbeConnection(c.tls_verify, c.ca, target.timeoutMs)
+    const agent = new Agent({ connect: conn.connect, keepAliveTimeout: 1, keepAliveMaxTimeout: 1, connections: 1 })
+    const dispatcher: Dispatcher = c.follow_redirects ? agent.compose(interceptors.redirect({ maxRedirections: c.max_redirects })) : agent
+    const start = performance.now()
+    const signal = AbortSignal.timeout(target.timeoutMs)
+    try {
+      const res = await request(c.url, {
+        dispatcher, method: c.method as Dispatcher.HttpMethod, headers, body: c.body, signal,
+        headersTimeout: target.timeoutMs, bodyTimeout: target.timeoutMs,
+      })
+      const needBody = c.body_contains !== undefined || c.body_regex !== undefined
+      const text = needBody ? await readPrefix(res.body, BODY_MATCH_BYTES) : ''
+      if (!needBody) await res.body.dump({ limit: BODY_MATCH_BYTES }).catch(() => undefined)
+      const latency = elapsed(start)
+      const details: Record<string, unknown> = { status_code: res.statusCode }
+      if (conn.cert !== null) Object.assign(details, certDetails(conn.cert, ctx.now, c.cert_expiry_warn_days))
+      if (conn.authorizationError !== null) details.tls_error = conn.authorizationError
+      if (res.statusCode < c.status_min || res.statusCode > c.status_max) {
+        return outcome('down', PROBE_REASONS.status, `HTTP ${res.statusCode}, expected ${c.status_min}-${c.status_max}`, latency, details)
+      }
+      if (c.body_contains !== undefined && !text.includes(c.body_contains)) {
+        return outcome('down', PROBE_REASONS.body, `the body does not contain ${JSON.stringify(c.body_contains)}`, latency, details)
+      }
+      if (c.body_regex !== undefined && !new RegExp(c.body_regex).test(text)) {
+        return outcome('down', PROBE_REASONS.body, `the body does not match /${c.body_regex}/`, latency, details)
+      }
+      return outcome('up', PROBE_REASONS.ok, `HTTP ${res.statusCode} in ${Math.round(latency)} ms`, latency, details)
+    } catch (err) {
+      const latency = elapsed(start)
+      const details: Record<string, unknown> | null = conn.cert === null ? null : certDetails(conn.cert, ctx.now, c.cert_expiry_warn_days)
+      let o: Outcome
+      if (conn.authorizationError !== null && c.tls_verify) {
+        const expired = conn.authorizationError === 'CERT_HAS_EXPIRED' || conn.authorizationError === 'CERT_NOT_YET_VALID'
+        o = outcome('down', expired ? PROBE_REASONS.certExpired : PROBE_REASONS.tls, `TLS: certificate not accepted (${conn.authorizationError})`, latency, details)
+      } else if (signal.aborted) {
+        o = outcome('down', PROBE_REASONS.timeout, `no answer within ${target.timeoutMs} ms`, latency, details)
+      } else {
+        o = networkFailure(err, target.timeoutMs, latency)
+        o.details = details
+      }
+      o.reason = redact(o.reason, secret)
+      return o
+    } finally {
+      agent.destroy().catch(() => undefined)
+    }
+  }
+}

@@ -1,0 +1,87 @@
+// TCP probe: connect to host:port, optionally send a line and wait for an
+// expected text in what the server answers (a banner or a reply).
+import { connect, type Socket } from 'node:net'
+import type { TcpConfig } from '../config.ts'
+import { PROBE_REASONS } from '../errors.ts'
+import { elapsed, networkFailure, outcome, type Outcome, type ProbeTarget, type Runner } from './outcome.ts'
+
+const BANNER_BYTES = 64 * 1024
+
+/** One connection attempt, resolved exactly once. */
+class TcpAttempt {
+  readonly #c: TcpConfig
+  readonly #timeoutMs: number
+  readonly #start = performance.now()
+  readonly #socket: Socket
+  readonly #resolve: (o: Outcome) => void
+  readonly #timer: NodeJS.Timeout
+  #received = ''
+  #connectedMs: number | null = null
+  #done = false
+
+  constructor(c: TcpConfig, timeoutMs: number, resolve: (o: Outcome) => void) {
+    this.#c = c
+    this.#timeoutMs = timeoutMs
+    this.#resolve = resolve
+    this.#socket = connect({ host: c.host, port: c.port })
+    this.#socket.setEncoding('utf8')
+    this.#timer = setTimeout(this.#onTimeout.bind(this), timeoutMs)
+    this.#socket.once('connect', this.#onConnect.bind(this))
+    this.#socket.on('data', this.#onData.bind(this))
+    this.#socket.once('error', this.#onError.bind(this))
+    this.#socket.once('close', this.#onClose.bind(this))
+  }
+
+  #finish(o: Outcome): void {
+    if (this.#done) return
+    this.#done = true
+    clearTimeout(this.#timer)
+    this.#socket.destroy()
+    this.#resolve(o)
+  }
+
+  #onConnect(): void {
+    this.#connectedMs = elapsed(this.#start)
+    if (this.#c.send !== undefined) this.#socket.write(this.#c.send)
+    if (this.#c.expect === undefined) {
+      this.#finish(outcome('up', PROBE_REASONS.ok, `connected in ${Math.round(this.#connectedMs)} ms`, this.#connectedMs, { connect_ms: this.#connectedMs }))
+    }
+  }
+
+  #onData(chunk: string): void {
+    if (this.#received.length < BANNER_BYTES) this.#received += chunk
+    const expect = this.#c.expect
+    if (expect !== undefined && this.#received.includes(expect)) {
+      const ms = elapsed(this.#start)
+      this.#finish(outcome('up', PROBE_REASONS.ok, `received ${JSON.stringify(expect)} in ${Math.round(ms)} ms`, ms, { connect_ms: this.#connectedMs }))
+    }
+  }
+
+  #mismatch(why: string): Outcome {
+    const seen = this.#received.slice(0, 120)
+    return outcome('down', PROBE_REASONS.banner, `${why}; expected ${JSON.stringify(this.#c.expect)}, received ${JSON.stringify(seen)}`,
+      elapsed(this.#start), { connect_ms: this.#connectedMs })
+  }
+
+  #onTimeout(): void {
+    if (this.#connectedMs !== null) this.#finish(this.#mismatch(`no match within ${this.#timeoutMs} ms`))
+    else this.#finish(outcome('down', PROBE_REASONS.timeout, `no connection within ${this.#timeoutMs} ms`, elapsed(this.#start)))
+  }
+
+  #onError(err: Error): void {
+    this.#finish(networkFailure(err, this.#timeoutMs, elapsed(this.#start)))
+  }
+
+  #onClose(): void {
+    if (this.#connectedMs !== null) this.#finish(this.#mismatch('the server closed the connection'))
+    else this.#finish(outcome('down', PROBE_REASONS.network, 'the connection closed before it was established', elapsed(this.#start)))
+  }
+}
+
+export class TcpRunner implements Runner {
+  run(target: ProbeTarget): Promise<Outcome> {
+    return new Promise((resolve) => {
+      new TcpAttempt(target.config as unknown as TcpConfig, target.timeoutMs, resolve)
+    })
+  }
+}

@@ -1,0 +1,142 @@
+// Keyset pages, newest first, read window by window. The table is ordered by
+// (workspace, resource, timestamp), so a narrow time window is a narrow range
+// of the primary key (and of the daily partitions): the newest page of a busy
+// resource costs one small window, not a sort of seven days. Windows widen
+// from what each one finds; a filter backed by an index (text, trace id)
+// jumps to the whole remaining range once the newest window comes up empty.
+import type { LogStore } from '../ingest/index.ts'
+import { InvalidOptionError } from '../ingest/index.ts'
+import { positionOf, toEvent, type EventRow, type LogEvent } from './event.ts'
+import type { LogFilter, Position } from './filters.ts'
+import { windowQuery, type Window } from './sql.ts'
+
+export interface SearchOptions {
+  store: LogStore
+  /** Days the store keeps; windows reaching past this (plus a day) run open-ended. Default 7. */
+  retentionDays?: number
+  /** Width of a first page's first window, ms. Default 15 minutes. */
+  firstWindowMs?: number
+  /** Current time, ns (tests). */
+  now?: () => bigint
+}
+
+export interface PageRequest {
+  filter: LogFilter
+  /** Events to return, at most. */
+  limit: number
+  /** Continue after this position (from a cursor). */
+  after: Position | null
+  /** Width (ns) to try first, from the previous page's cursor. */
+  hintNs: bigint | null
+}
+
+export interface SearchStats {
+  /** ClickHouse queries run for this page. */
+  queries: number
+  /** Rows the engine read, summed over those queries. */
+  rowsRead: number
+  /** Time spent in the store, ms. */
+  storeMs: number
+}
+
+export interface Page {
+  events: LogEvent[]
+  /** Where the next page starts; null when this was the last. */
+  next: { after: Position; hintNs: bigint } | null
+  stats: SearchStats
+}
+
+const MS = 1_000_000n
+const DAY = 86_400_000n * MS
+const MIN_WIDTH = MS
+const MAX_WIDTH = 400n * DAY
+
+export class LogSearch {
+  readonly #store: LogStore
+  readonly #horizonNs: bigint
+  readonly #firstNs: bigint
+  readonly #now: () => bigint
+
+  constructor(o: SearchOptions) {
+    const days = o.retentionDays ?? 7
+    if (!Number.isInteger(days) || days < 1) throw new InvalidOptionError('retentionDays', 'must be an integer >= 1')
+    const first = o.firstWindowMs ?? 15 * 60_000
+    if (!(first >= 1)) throw new InvalidOptionError('firstWindowMs', 'must be >= 1')
+    this.#store = o.store
+    // Whole daily partitions are dropped by TTL, so rows may outlive retention by a day.
+    this.#horizonNs = BigInt(days + 1) * DAY
+    this.#firstNs = BigInt(Math.round(first)) * MS
+    this.#now = o.now ?? (() => BigInt(Date.now()) * MS)
+  }
+
+  async page(req: PageRequest): Promise<Page> {
+    const f = req.filter
+    const want = req.limit + 1
+    const stats: SearchStats = { queries: 0, rowsRead: 0, storeMs: 0 }
+    const rows: EventRow[] = []
+    // Windows are [ref - span, ref - previous span); the first one's top is the
+    // cursor (keyset), the range's end, or open (events may be ahead of our clock).
+    const now = this.#now()
+    const ref = req.after?.tsNs ?? min(f.endNs ?? now, now + DAY)
+    const floor = f.startNs
+    const horizon = now - this.#horizonNs
+    const indexed = f.traceId !== null || (f.text?.terms.some((t) => t.tokens.length > 0) ?? false)
+    let hi: bigint | null = req.after === null ? f.endNs : null
+    let after = req.after
+    let span = clamp(req.hintNs ?? this.#firstNs)
+    for (;;) {
+      let lo: bigint | null = ref - span
+      let last = false
+      if (floor !== null && lo <= floor) {
+        lo = null // the range's own start bounds it
+        last = true
+      } else if (floor === null && lo <= horizon) {
+        lo = null
+        last = true
+      }
+      const w: Window = { loNs: lo, hiNs: hi, after }
+      const q = windowQuery(this.#store.database, f, w, want - rows.length)
+      const r = await this.#store.query<EventRow>(q.sql, q.params)
+      stats.queries++
+      stats.rowsRead += r.rowsRead
+      stats.storeMs += r.elapsedMs
+      for (const row of r.rows) rows.push(row)
+      if (rows.length >= want || last) break
+      hi = lo
+      after = null
+      span = nextSpan(span, rows.length, want, indexed)
+    }
+    const events: LogEvent[] = []
+    const n = Math.min(rows.length, req.limit)
+    for (let i = 0; i < n; i++) events.push(toEvent(rows[i] as EventRow))
+    if (rows.length <= req.limit) return { events, next: null, stats }
+    const lastRow = rows[req.limit - 1] as EventRow
+    const position = positionOf(lastRow)
+    // The next page likely needs about as much time as this one covered.
+    const covered = ref - position.tsNs
+    return { events, next: { after: position, hintNs: clamp(covered + covered / 4n) }, stats }
+  }
+}
+
+/**
+ * The next window's reach from the reference, given what the windows so far
+ * found; at least double, so the loop always ends at the horizon or the floor.
+ */
+function nextSpan(span: bigint, found: number, want: number, indexed: boolean): bigint {
+  if (found === 0) return indexed ? span + MAX_WIDTH : span * 8n
+  // Rows arrive at about found/span: reach for the rest, with a margin, growing 2x..64x.
+  const estimate = (span * BigInt(want) * 5n) / (BigInt(found) * 4n)
+  return max(span * 2n, min(estimate, span * 64n))
+}
+
+function clamp(v: bigint): bigint {
+  return v < MIN_WIDTH ? MIN_WIDTH : v > MAX_WIDTH ? MAX_WIDTH : v
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b
+}

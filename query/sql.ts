@@ -1,0 +1,140 @@
+// The SQL of one search window. The text is fixed per filter shape; every
+// value a caller gave travels as a bound parameter ({name:Type}), never in
+// the SQL text.
+import type { QueryParams } from '../ingest/index.ts'
+import type { LogFilter, Position } from './filters.ts'
+
+/** One slice of the time line, newest first. */
+export interface Window {
+  /** Inclusive lower bound (ns); null: open (everything older). */
+  loNs: bigint | null
+  /** Exclusive upper bound (ns); null: open. */
+  hiNs: bigint | null
+  /** Keyset: only rows strictly after this position in the order (first window of a continued page). */
+  after: Position | null
+}
+
+export interface BuiltQuery {
+  sql: string
+  params: QueryParams
+}
+
+/** Columns of a returned event; timestamps leave as nanosecond integers in text, so no precision is lost. */
+export const EVENT_COLUMNS = `toString(toUnixTimestamp64Nano(timestamp)) AS ts_ns,
+  toString(toUnixTimestamp64Nano(observed_timestamp)) AS observed_ns,
+  toString(toUnixTimestamp64Nano(received_at)) AS received_ns,
+  event_id, resource_id, severity_number, severity_text, message, source, attributes, resource_attributes,
+  scope_name, scope_version, trace_id, span_id, flags`
+
+const ORDER = 'ORDER BY timestamp DESC, event_id DESC, resource_id DESC'
+
+// Lower-cased attribute values: the expression the idx_attr_values text index is built on.
+const ATTR_VALUES = 'arrayMap(v -> lower(v), mapValues(attributes))'
+
+const ns = (name: string) => `fromUnixTimestamp64Nano({${name}:Int64})`
+
+/** The conditions of a filter (scope, range, severity, trace, text) and their parameters. */
+export function filterConditions(f: LogFilter, params: QueryParams): string[] {
+  const where = ['workspace_id = {ws:UUID}']
+  params.ws = f.workspaceId
+  if (f.resourceIds !== null) {
+    if (f.resourceIds.length === 1) {
+      where.push('resource_id = {rid:UUID}')
+      params.rid = f.resourceIds[0]
+    } else {
+      where.push('resource_id IN {rids:Array(UUID)}')
+      params.rids = f.resourceIds
+    }
+  }
+  if (f.startNs !== null) {
+    where.push(`timestamp >= ${ns('start')}`)
+    params.start = f.startNs.toString()
+  }
+  if (f.endNs !== null) {
+    where.push(`timestamp < ${ns('end')}`)
+    params.end = f.endNs.toString()
+  }
+  if (f.minSeverity !== null) {
+    where.push('severity_number >= {sev:UInt8}')
+    params.sev = f.minSeverity
+  }
+  if (f.traceId !== null) {
+    where.push('trace_id = {trace:String}')
+    params.trace = f.traceId
+  }
+  if (f.text !== null) {
+    f.text.terms.forEach((term, i) => {
+      const p = `{p${i}:String}`
+      params[`p${i}`] = term.text
+      if (term.tokens.length === 0) {
+        // No word to look up: a substring search (no index can help).
+        where.push(`(positionCaseInsensitiveUTF8(message, ${p}) > 0 OR arrayExists(v -> positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes)))`)
+        return
+      }
+      const t = `{t${i}:Array(String)}`
+      params[`t${i}`] = term.tokens
+      // Each side is led by a text-index lookup (hasAllTokens on the indexed
+      // expression), so granules holding none of the words are skipped; the
+      // rest is the exact rule: whole words, and the term as a substring.
+      where.push(`((hasAllTokens(lower(message), ${t}) AND positionCaseInsensitiveUTF8(message, ${p}) > 0)` +
+        ` OR (hasAllTokens(${ATTR_VALUES}, ${t}) AND arrayExists(v -> hasAllTokens(lower(v), ${t}) AND positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes))))`)
+    })
+  }
+  return where
+}
+
+/** A place in the order the tail catches up in: receive time, then event id, then resource id, ascending. */
+export interface ReceivedPosition {
+  receivedNs: bigint
+  eventId: string
+  resourceId: string
+}
+
+/** Rows received in [sinceNs, untilNs) after `after`, oldest receipt first (the tail's catch-up). */
+export function receivedQuery(database: string, f: LogFilter, sinceNs: bigint, untilNs: bigint, after: ReceivedPosition | null, limit: number): BuiltQuery {
+  const params: QueryParams = {}
+  const where = filterConditions(f, params)
+  where.push(`received_at >= ${ns('since')}`, `received_at < ${ns('until')}`)
+  params.since = sinceNs.toString()
+  params.until = untilNs.toString()
+  if (after !== null) {
+    where.push(`received_at >= ${ns('a_rcv')}`)
+    where.push(`(received_at > ${ns('a_rcv')} OR event_id > {a_eid:String} OR (event_id = {a_eid:String} AND resource_id > {a_rid:UUID}))`)
+    params.a_rcv = after.receivedNs.toString()
+    params.a_eid = after.eventId
+    params.a_rid = after.resourceId
+  }
+  params.limit = limit
+  return {
+    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ORDER BY received_at, event_id, resource_id LIMIT {limit:UInt32}`,
+    params,
+  }
+}
+
+/** The newest `limit` rows of one window, in the route's order. */
+export function windowQuery(database: string, f: LogFilter, w: Window, limit: number): BuiltQuery {
+  const params: QueryParams = {}
+  const where = filterConditions(f, params)
+  if (w.loNs !== null) {
+    where.push(`timestamp >= ${ns('lo')}`)
+    params.lo = w.loNs.toString()
+  }
+  if (w.hiNs !== null) {
+    where.push(`timestamp < ${ns('hi')}`)
+    params.hi = w.hiNs.toString()
+  }
+  if (w.after !== null) {
+    // Given timestamp <= the cursor's, "after" in a descending order is:
+    // older, or the same time with a smaller event id, or the same both with a smaller resource id.
+    where.push(`timestamp <= ${ns('a_ts')}`)
+    where.push(`(timestamp < ${ns('a_ts')} OR event_id < {a_eid:String} OR (event_id = {a_eid:String} AND resource_id < {a_rid:UUID}))`)
+    params.a_ts = w.after.tsNs.toString()
+    params.a_eid = w.after.eventId
+    params.a_rid = w.after.resourceId
+  }
+  params.limit = limit
+  return {
+    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}`,
+    params,
+  }
+}

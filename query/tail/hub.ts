@@ -1,0 +1,288 @@
+// The live tail's source: a core NATS subscription to the row subjects (it
+// sees every message the API publishes to JetStream, as it is published; an
+// extra JetStream consumer is not allowed on the work-queue stream), kept in
+// a ring bounded by bytes and age. Tail sessions read the ring at their own
+// pace: a session that falls out of it is dropped, so nothing buffers without
+// bound; a reconnect whose Last-Event-ID is still in the ring resumes exactly.
+import { randomBytes } from 'node:crypto'
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
+import { InvalidOptionError } from '../../ingest/index.ts'
+import { toEvent, type EventRow, type LogEvent } from '../event.ts'
+
+export interface TailHubOptions {
+  /** The connection publishes go through (the broker's). */
+  connection: () => NatsConnection
+  /** Subjects carrying JSONEachRow row messages. */
+  subjects: readonly string[]
+  /** Raw message bytes kept for resuming and for slow readers; default 32 MiB. */
+  maxBytes?: number
+  /** Longest a message is kept; default 5 minutes. */
+  maxAgeMs?: number
+  /** Keep listening this long after the last session ends, so a reconnect resumes from the ring; default 5 minutes. */
+  lingerMs?: number
+}
+
+/** One published message: the rows of one request chunk (one workspace, one resource). */
+export interface TailEntry {
+  seq: number
+  /** Arrival here, ms since the epoch. */
+  arrivedMs: number
+  workspaceId: string
+  resourceId: string
+  /** received_at of every row in it, ns as text. */
+  receivedNs: string
+  msgId: string
+  data: Uint8Array
+  /** Parsed on first use. */
+  events: LogEvent[] | null
+}
+
+export interface TailLine {
+  event: LogEvent
+  workspaceId: string
+}
+
+const HEAD_RE = /^\{"workspace_id":"([0-9a-f-]{36})","resource_id":"([0-9a-f-]{36})","received_at":(\d+),/
+const NS_KEYS = new Set(['timestamp', 'observed_timestamp', 'received_at'])
+
+// Nanosecond integers do not fit a double: take their source text.
+function keepNs(this: unknown, key: string, value: unknown, ctx?: { source?: string }): unknown {
+  return typeof value === 'number' && NS_KEYS.has(key) && ctx?.source !== undefined ? ctx.source : value
+}
+
+interface StoredRow {
+  workspace_id: string
+  resource_id: string
+  received_at: string | number
+  timestamp: string | number
+  observed_timestamp: string | number
+  event_id: string
+  severity_number: number
+  severity_text: string
+  message: string
+  source: string
+  attributes: Record<string, string>
+  resource_attributes: Record<string, string>
+  scope_name: string
+  scope_version: string
+  trace_id: string
+  span_id: string
+  flags: number
+}
+
+export class TailHub {
+  readonly epoch = randomBytes(6).toString('hex')
+  readonly #opts: Required<Omit<TailHubOptions, 'connection' | 'subjects'>>
+  readonly #connection: () => NatsConnection
+  readonly #subjects: readonly string[]
+  #subs: Subscription[] = []
+  #ring: TailEntry[] = []
+  #ringStart = 0
+  #bytes = 0
+  #seq = 0
+  #startedMs = 0
+  #byMsgId = new Map<string, number>()
+  #sessions = 0
+  #linger: NodeJS.Timeout | null = null
+  #wake: { promise: Promise<void>; resolve: () => void } = deferred()
+  #closed = false
+  readonly #closers = new Set<() => void>()
+  readonly #decoder = new TextDecoder()
+
+  constructor(o: TailHubOptions) {
+    this.#connection = o.connection
+    this.#subjects = o.subjects
+    this.#opts = {
+      maxBytes: positive('tail maxBytes', o.maxBytes ?? 32 * 1024 * 1024),
+      maxAgeMs: positive('tail maxAgeMs', o.maxAgeMs ?? 5 * 60_000),
+      lingerMs: positive('tail lingerMs', o.lingerMs ?? 5 * 60_000),
+    }
+  }
+
+  /** Sequence of the newest message (0 before any). */
+  get head(): number {
+    return this.#seq
+  }
+
+  /** Sequence of the oldest message still held. */
+  get first(): number {
+    return this.#ring[this.#ringStart]?.seq ?? this.#seq + 1
+  }
+
+  /** When the subscription started (ms), 0 when not listening. */
+  get startedMs(): number {
+    return this.#startedMs
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  /** A session begins: listen (if not yet). onClose runs when the hub shuts down. */
+  acquire(onClose: () => void): void {
+    if (this.#closed) throw new Error('tail hub closed')
+    this.#sessions++
+    this.#closers.add(onClose)
+    if (this.#linger !== null) {
+      clearTimeout(this.#linger)
+      this.#linger = null
+    }
+    if (this.#subs.length === 0) this.#listen()
+  }
+
+  release(onClose: () => void): void {
+    if (!this.#closers.delete(onClose)) return
+    this.#sessions--
+    if (this.#sessions === 0 && !this.#closed) {
+      this.#linger = setTimeout(() => this.#stopListening(), this.#opts.lingerMs)
+      this.#linger.unref()
+    }
+  }
+
+  entry(seq: number): TailEntry | undefined {
+    const first = this.first
+    if (seq < first || seq > this.#seq) return undefined
+    return this.#ring[this.#ringStart + (seq - first)]
+  }
+
+  /** The events of a message, parsed once. */
+  events(e: TailEntry): LogEvent[] {
+    if (e.events !== null) return e.events
+    const out: LogEvent[] = []
+    const text = this.#decoder.decode(e.data)
+    let start = 0
+    while (start < text.length) {
+      let end = text.indexOf('\n', start)
+      if (end === -1) end = text.length
+      if (end > start) {
+        const r = JSON.parse(text.slice(start, end), keepNs as never) as StoredRow
+        out.push(toEvent(rowOf(r)))
+      }
+      start = end + 1
+    }
+    e.events = out
+    // Parsed objects cost memory too: count them against the budget.
+    this.#bytes += e.data.byteLength
+    this.#evict()
+    return out
+  }
+
+  /** Resolves at the next message, at close, when `cancel` settles, or after `ms`. */
+  async wait(ms: number, cancel: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.#wake.promise, cancel, new Promise<void>((r) => { timer = setTimeout(r, ms) })])
+    clearTimeout(timer)
+  }
+
+  close(): void {
+    if (this.#closed) return
+    this.#closed = true
+    if (this.#linger !== null) clearTimeout(this.#linger)
+    this.#stopListening()
+    for (const c of [...this.#closers]) c()
+    this.#wake.resolve()
+  }
+
+  #listen(): void {
+    const nc = this.#connection()
+    this.#ring = []
+    this.#ringStart = 0
+    this.#bytes = 0
+    this.#byMsgId.clear()
+    this.#startedMs = Date.now()
+    const callback = (err: Error | null, msg: Msg) => {
+      if (err === null) this.#push(msg)
+    }
+    this.#subs = this.#subjects.map((s) => nc.subscribe(s, { callback }))
+  }
+
+  #stopListening(): void {
+    for (const s of this.#subs) s.unsubscribe()
+    this.#subs = []
+    this.#startedMs = 0
+    this.#ring = []
+    this.#ringStart = 0
+    this.#bytes = 0
+    this.#byMsgId.clear()
+  }
+
+  #push(msg: Msg): void {
+    const data = msg.data
+    if (data.byteLength === 0) return
+    const msgId = msg.headers?.get('Nats-Msg-Id') ?? ''
+    // A sender's retry is a JetStream duplicate, but core subscribers see it again.
+    if (msgId !== '' && this.#byMsgId.has(msgId)) return
+    const head = HEAD_RE.exec(this.#decoder.decode(data.subarray(0, 160)))
+    let ws: string, rid: string, rcv: string
+    if (head !== null) {
+      ws = head[1] as string
+      rid = head[2] as string
+      rcv = head[3] as string
+    } else {
+      const nl = data.indexOf(10)
+      const r = JSON.parse(this.#decoder.decode(nl === -1 ? data : data.subarray(0, nl)), keepNs as never) as StoredRow
+      ws = r.workspace_id
+      rid = r.resource_id
+      rcv = String(r.received_at)
+    }
+    const seq = ++this.#seq
+    this.#ring.push({ seq, arrivedMs: Date.now(), workspaceId: ws, resourceId: rid, receivedNs: rcv, msgId, data, events: null })
+    this.#bytes += data.byteLength
+    if (msgId !== '') this.#byMsgId.set(msgId, seq)
+    this.#evict()
+    const w = this.#wake
+    this.#wake = deferred()
+    w.resolve()
+  }
+
+  #evict(): void {
+    const oldest = Date.now() - this.#opts.maxAgeMs
+    while (this.#ringStart < this.#ring.length) {
+      const e = this.#ring[this.#ringStart] as TailEntry
+      // Keep the newest message whatever its size, so a live reader always has it.
+      if (this.#ringStart === this.#ring.length - 1) break
+      if (this.#bytes <= this.#opts.maxBytes && e.arrivedMs >= oldest) break
+      this.#bytes -= e.data.byteLength * (e.events === null ? 1 : 2)
+      if (this.#byMsgId.get(e.msgId) === e.seq) this.#byMsgId.delete(e.msgId)
+      this.#ring[this.#ringStart] = undefined as unknown as TailEntry
+      this.#ringStart++
+    }
+    // Compact now and then so the array does not grow forever.
+    if (this.#ringStart > 1024 && this.#ringStart * 2 > this.#ring.length) {
+      this.#ring = this.#ring.slice(this.#ringStart)
+      this.#ringStart = 0
+    }
+  }
+}
+
+function rowOf(r: StoredRow): EventRow {
+  return {
+    ts_ns: String(r.timestamp),
+    observed_ns: String(r.observed_timestamp),
+    received_ns: String(r.received_at),
+    event_id: r.event_id,
+    resource_id: r.resource_id,
+    severity_number: r.severity_number,
+    severity_text: r.severity_text,
+    message: r.message,
+    source: r.source,
+    attributes: r.attributes ?? {},
+    resource_attributes: r.resource_attributes ?? {},
+    scope_name: r.scope_name ?? '',
+    scope_version: r.scope_version ?? '',
+    trace_id: r.trace_id ?? '',
+    span_id: r.span_id ?? '',
+    flags: r.flags ?? 0,
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => { resolve = r })
+  return { promise, resolve }
+}
+
+function positive(name: string, v: number): number {
+  if (!Number.isFinite(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive number')
+  return v
+}

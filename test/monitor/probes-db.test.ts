@@ -1,0 +1,99 @@
+// Database probes against real servers started here: PostgreSQL, MariaDB
+// (as both mysql and mariadb kinds), Redis, and MongoDB where a mongod exists.
+import t, { type Test } from 'tap'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DatabaseRunner, PROBE_REASONS, type Kind, type ProbeContext } from '../../monitor/index.ts'
+import {
+  freePort, mariadbAvailable, mongodPath, postgresAvailable, redisAvailable, startMariadbServer, startMongoServer,
+  startPostgresServer, startRedisServer, startTcp,
+} from '../helpers/servers.ts'
+import { probeTarget } from './probe-target.ts'
+
+const secretsDir = mkdtempSync(join(tmpdir(), 'lookout-secrets-'))
+const runner = new DatabaseRunner()
+const ctx = (env: Record<string, string>): ProbeContext => ({ credentials: { fileDirs: [secretsDir], env }, now: Date.now() })
+const REF = { env: 'LOOKOUT_SECRET_DB' }
+
+async function refusedAndMissing(t: Test, kind: Kind, user: string | undefined): Promise<void> {
+  const port = await freePort()
+  const refused = await runner.run(probeTarget(kind, { host: '127.0.0.1', port, user, timeout_seconds: 3 }, REF), ctx({ LOOKOUT_SECRET_DB: 'x' }))
+  t.equal(refused.status, 'down', `${kind}: nothing listening`)
+  t.equal(refused.code, PROBE_REASONS.refused, refused.reason)
+  const unset = await runner.run(probeTarget(kind, { host: '127.0.0.1', port, user }, REF), ctx({}))
+  t.equal(unset.status, 'unknown', `${kind}: an unset credential is unknown`)
+  t.equal(unset.code, PROBE_REASONS.credential)
+}
+
+t.test('postgresql: connect, authenticate, query', { skip: postgresAvailable() ? false : 'initdb not found (Debian package postgresql)' }, async (t) => {
+  const pg = await startPostgresServer()
+  t.teardown(() => pg.stop())
+  const cfg = { host: pg.host, port: pg.port, user: pg.user, database: 'postgres' }
+  const ok = await runner.run(probeTarget('postgresql', cfg, REF), ctx({ LOOKOUT_SECRET_DB: pg.password }))
+  t.equal(ok.status, 'up', ok.reason)
+  t.match(ok.details?.server_version, /^15\./)
+  t.notMatch(JSON.stringify(ok), pg.password)
+  const wrong = await runner.run(probeTarget('postgresql', cfg, REF), ctx({ LOOKOUT_SECRET_DB: 'wrong-password' }))
+  t.equal(wrong.status, 'down')
+  t.equal(wrong.code, PROBE_REASONS.auth)
+  t.match(wrong.reason, /password authentication failed/)
+  t.notMatch(wrong.reason, /wrong-password/)
+  const noDb = await runner.run(probeTarget('postgresql', { ...cfg, database: 'absent' }, REF), ctx({ LOOKOUT_SECRET_DB: pg.password }))
+  t.equal(noDb.status, 'down', 'a missing database is a failure')
+  const file = join(secretsDir, 'pg')
+  writeFileSync(file, pg.password + '\n')
+  t.equal((await runner.run(probeTarget('postgresql', cfg, { file }), ctx({}))).status, 'up', 'password from a secrets file')
+  const noUser = await runner.run(probeTarget('postgresql', { host: pg.host, port: pg.port }, REF), ctx({ LOOKOUT_SECRET_DB: pg.password }))
+  t.equal(noUser.status, 'unknown', 'a probe without a user cannot judge the server')
+  await refusedAndMissing(t, 'postgresql', 'probe')
+})
+
+t.test('mysql and mariadb: connect, authenticate, query', { skip: mariadbAvailable() ? false : 'mariadbd not found (Debian package mariadb-server)' }, async (t) => {
+  const db = await startMariadbServer()
+  t.teardown(() => db.stop())
+  for (const kind of ['mysql', 'mariadb'] as const) {
+    const cfg = { host: db.host, port: db.port, user: db.user }
+    const ok = await runner.run(probeTarget(kind, cfg, REF), ctx({ LOOKOUT_SECRET_DB: db.password }))
+    t.equal(ok.status, 'up', `${kind}: ${ok.reason}`)
+    t.match(ok.details?.server_version, /MariaDB/)
+    const wrong = await runner.run(probeTarget(kind, cfg, REF), ctx({ LOOKOUT_SECRET_DB: 'wrong-password' }))
+    t.equal(wrong.status, 'down')
+    t.equal(wrong.code, PROBE_REASONS.auth, wrong.reason)
+    t.match(wrong.reason, /Access denied/)
+    t.notMatch(wrong.reason, /wrong-password/)
+  }
+  await refusedAndMissing(t, 'mariadb', 'probe')
+})
+
+t.test('redis: AUTH and PING', { skip: redisAvailable() ? false : 'redis-server not found (Debian package redis-server)' }, async (t) => {
+  const redis = await startRedisServer()
+  t.teardown(() => redis.stop())
+  const cfg = { host: redis.host, port: redis.port }
+  const ok = await runner.run(probeTarget('redis', cfg, REF), ctx({ LOOKOUT_SECRET_DB: redis.password }))
+  t.equal(ok.status, 'up', ok.reason)
+  const wrong = await runner.run(probeTarget('redis', cfg, REF), ctx({ LOOKOUT_SECRET_DB: 'wrong-password' }))
+  t.equal(wrong.status, 'down')
+  t.equal(wrong.code, PROBE_REASONS.auth, wrong.reason)
+  const none = await runner.run(probeTarget('redis', cfg), ctx({}))
+  t.equal(none.status, 'down', 'PING without AUTH is refused by the server')
+  t.equal(none.code, PROBE_REASONS.auth, none.reason)
+  await refusedAndMissing(t, 'redis', undefined)
+})
+
+t.test('mongodb: the driver path', async (t) => {
+  await refusedAndMissing(t, 'mongodb', undefined)
+  // A server that accepts and hangs up at once is not MongoDB: down, not up.
+  const liar = await startTcp({ reply: () => '' })
+  t.teardown(() => liar.close())
+  const o = await runner.run(probeTarget('mongodb', { host: '127.0.0.1', port: liar.port, timeout_seconds: 1 }), ctx({}))
+  t.equal(o.status, 'down', o.reason)
+})
+
+const mongod = mongodPath()
+t.test('mongodb: hello and ping against mongod', { skip: mongod === null ? 'no mongod binary (MongoDB is not a Debian package; set LOOKOUT_MONGOD to run this)' : false }, async (t) => {
+  const m = await startMongoServer()
+  t.teardown(() => m.stop())
+  const o = await runner.run(probeTarget('mongodb', { host: m.host, port: m.port }), ctx({}))
+  t.equal(o.status, 'up', o.reason)
+})
