@@ -10,6 +10,7 @@ import { PG_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, ownerResolv
 import {
   LookoutMetrics, MeteredBroker, MeteredIngestService, createLogger, meteredLogStore, readinessChecks, startMetricsListener,
 } from '../api/index.ts'
+import { startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers } from '../api/index.ts'
 import type { DestinationStream } from 'pino'
 import { Monitor } from '../monitor/index.ts'
 import type { LookoutConfig } from './config.ts'
@@ -29,6 +30,8 @@ export interface StartOptions {
   logStream?: DestinationStream
   /** Serve the admin Unix socket (default: yes). */
   adminSocket?: boolean
+  /** Alert, toast and webhook workers of the monitor role: toast sink, resolver, retry tuning (tests). */
+  deliveries?: Partial<Omit<DeliveryWorkerOptions, 'settings' | 'secretKey'>>
 }
 
 export interface Lookout {
@@ -41,6 +44,8 @@ export interface Lookout {
   nats: ManagedNats | null
   loader: Loader | null
   monitor: Monitor | null
+  /** Alert dispatch and delivery, toasts, assignment webhooks (monitor role). */
+  deliveries: DeliveryWorkers | null
   ingest: IngestService | null
   app: FastifyInstance | null
   /** This process's metrics (served per LOOKOUT_METRICS_TOKEN / LOOKOUT_METRICS_LISTEN). */
@@ -58,7 +63,11 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
   const release = embedded ? acquireDataDir(config.dataDir) : () => undefined
   const cleanups: (() => Promise<void> | void)[] = [release]
   const stopAll = async () => {
-    for (const c of cleanups.reverse()) await c()
+    for (const c of cleanups.reverse()) {
+      const t0 = performance.now()
+      await c()
+      if (process.env.LOOKOUT_TRACE_STOP === '1') process.stderr.write(`stop: ${c.toString().slice(0, 60)} ${(performance.now() - t0).toFixed(0)} ms\n`)
+    }
   }
   const metrics = new LookoutMetrics()
   // One logger for every role, with the redaction of api/logging.ts.
@@ -111,6 +120,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     }
 
     let monitor: Monitor | null = null
+    let deliveries: DeliveryWorkers | null = null
     if (roles.has('monitor')) {
       // Probe credentials: LOOKOUT_SECRET_* variables, or files under <data dir>/secrets.
       monitor = new Monitor(db, {
@@ -121,6 +131,10 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       await monitor.start()
       const m = monitor
       cleanups.push(() => m.stop())
+      // Alerts, notifications and webhooks go out from durable queues here, beside (never inside) the probe loop.
+      const d = startDeliveryWorkers(db, { settings: config.alerts, secretKey: config.secretKey, observer: metrics, ...options.deliveries })
+      deliveries = d
+      cleanups.push(() => d.stop())
     }
 
     let app: FastifyInstance | null = null
@@ -141,7 +155,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       metrics.watchIngest(ing)
       appOptions = {
         db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
-        secretKey: config.secretKey,
+        secretKey: config.secretKey, alerts: config.alerts,
         repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },
         ...(log === null ? { logger: false } : { loggerInstance: log }),
         metrics, metricsToken: config.metricsToken,
@@ -179,7 +193,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
 
     let stopped: Promise<void> | null = null
     return {
-      config, url, db, store, broker, nats, loader, monitor, ingest, app, metrics, metricsUrl,
+      config, url, db, store, broker, nats, loader, monitor, deliveries, ingest, app, metrics, metricsUrl,
       stop: () => (stopped ??= stopAll()),
     }
   } catch (err) {
