@@ -23,6 +23,14 @@ import { serviceRoutes } from './services/routes.ts'
 import { sshRoutes } from './ssh/routes.ts'
 import { repositoryRoutes } from './repository/routes.ts'
 import { identityRoutes } from './identity/routes.ts'
+import { alertRoutes } from './alerts/routes.ts'
+import type { AlertSettings } from './alerts/settings.ts'
+import { notificationRoutes } from './notifications/routes.ts'
+import { webhookRoutes } from './webhooks/routes.ts'
+import { desktopRoutes } from './desktop/routes.ts'
+import { grantRoutes } from './desktop/grants.ts'
+import { loopbackGuard } from './desktop/loopback.ts'
+import type { DesktopService } from './desktop/service.ts'
 import { requestUsage } from './usage/plugin.ts'
 import type { RecorderOptions } from './usage/recorder.ts'
 import { CursorCodec, serverSecret } from './cursor.ts'
@@ -58,6 +66,12 @@ export interface AppOptions {
   repositories?: { cacheDir: string; roots: readonly string[] }
   /** Request recording batch settings (tests). */
   recorder?: RecorderOptions
+  /** Alert delivery settings (LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, SMTP, SMS); default: none configured. */
+  alerts?: AlertSettings
+  /** The desktop service (lookout desktop): its owner-only settings and status routes are served. */
+  desktop?: DesktopService
+  /** The desktop loopback listener: browser and chunked requests refused, a token on every route (api/desktop/loopback.ts). */
+  loopback?: boolean
 }
 
 // Bodies are judged strictly (no coercion); query strings and paths are text, so coerce.
@@ -80,6 +94,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)
   })
+  // Before anything: the loopback listener's edge refuses browsers, chunked bodies and requests without a token.
+  if (opts.loopback === true) await app.register(loopbackGuard, { db: opts.db })
   // First: the readiness gate answers before authentication, and OpenAPI and metrics must see every route.
   const readiness = new Readiness(opts.readiness ?? [])
   await app.register(operations, { version: opts.version ?? '0.0.0', readiness, metrics: opts.metrics, metricsToken: opts.metricsToken })
@@ -101,6 +117,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(identityRoutes, { db: opts.db, version: opts.version ?? '0.0.0', maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024 })
   await app.register(senderRoutes, { db: opts.db })
   await app.register(monitoringRoutes, { db: opts.db, cursors })
+  await app.register(alertRoutes, { db: opts.db, settings: opts.alerts })
+  await app.register(notificationRoutes, { db: opts.db })
+  await app.register(webhookRoutes, { db: opts.db, cursors, secretKey: opts.secretKey })
+  await app.register(grantRoutes, { db: opts.db })
+  if (opts.desktop !== undefined) await app.register(desktopRoutes, { service: opts.desktop })
   await app.register(ingestRoutes, {
     db: opts.db,
     ingest: opts.ingest,

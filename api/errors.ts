@@ -81,6 +81,16 @@ export const WebhookNotRetryableError = createError<'LOOKOUT_WEBHOOK_NOT_RETRYAB
 export const WebhookDestinationRefusedError = createError<'LOOKOUT_WEBHOOK_DESTINATION_REFUSED', 400, [string]>(
   'LOOKOUT_WEBHOOK_DESTINATION_REFUSED', 'Destination refused: %s', 400)
 
+// Desktop service faces (api/desktop/README.md).
+export const SettingsStaleRevisionError = createError<'LOOKOUT_SETTINGS_STALE_REVISION', 409, [number]>(
+  'LOOKOUT_SETTINGS_STALE_REVISION', 'The settings changed since revision %s was observed', 409)
+export const LoopbackUnavailableError = createError<'LOOKOUT_LOOPBACK_UNAVAILABLE', 409, [string]>(
+  'LOOKOUT_LOOPBACK_UNAVAILABLE', 'The loopback listener cannot start: %s', 409)
+export const BrowserOriginError = createError<'LOOKOUT_BROWSER_ORIGIN', 403, []>(
+  'LOOKOUT_BROWSER_ORIGIN', 'Requests from a browser (an Origin or Sec-Fetch-Site header) are refused on the loopback listener', 403)
+export const LengthRequiredError = createError<'LOOKOUT_LENGTH_REQUIRED', 411, []>(
+  'LOOKOUT_LENGTH_REQUIRED', 'Chunked requests are refused on the loopback listener: send Content-Length', 411)
+
 export const API_ERROR_CODES = {
   LOOKOUT_AUTH_MISSING: 'no Authorization: Bearer header',
   LOOKOUT_AUTH_INVALID: 'the token is unknown, malformed or revoked',
@@ -120,5 +130,9 @@ export const API_ERROR_CODES = {
   LOOKOUT_WEBHOOK_STALE_GENERATION: 'webhooks: the observed generation is not the subscription\'s current one; nothing changed (409)',
   LOOKOUT_WEBHOOK_NOT_RETRYABLE: 'webhooks: only a failed or cancelled delivery of an enabled subscription can be retried (409)',
   LOOKOUT_WEBHOOK_DESTINATION_REFUSED: 'webhooks: the URL is not http(s) or names an address outside loopback and private networks (400)',
+  LOOKOUT_SETTINGS_STALE_REVISION: 'desktop: the settings revision given is not the current one; nothing changed (409)',
+  LOOKOUT_LOOPBACK_UNAVAILABLE: 'desktop: the loopback listener could not bind its port (in use or not permitted); the settings were not changed (409)',
+  LOOKOUT_BROWSER_ORIGIN: 'desktop: the loopback listener refuses requests carrying an Origin or Sec-Fetch-Site header, i.e. from a browser (403)',
+  LOOKOUT_LENGTH_REQUIRED: 'desktop: the loopback listener refuses chunked requests; send Content-Length (411)',
 } as const
 export type ApiErrorCode = keyof typeof API_ERROR_CODES

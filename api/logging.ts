@@ -23,10 +23,10 @@ function isSecretKey(key: string): boolean {
 const TEXT_RULES: readonly [RegExp, string][] = [
   // PEM blocks of private keys (RSA, EC, OPENSSH, ENCRYPTED ...), whole or cut off.
   [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, `[redacted private key]`],
+  // HTTP credentials in header-like text (before the token rule: the whole credential goes).
+  [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
   // Lookout tokens wherever they appear.
   [/lkt_[0-9a-f]{32}_[A-Za-z0-9_-]+/g, 'lkt_[redacted]'],
-  // HTTP credentials in header-like text.
-  [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
   // user:password@ in any URL (postgres://, https://, nats://, ...).
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, `$1:${REDACTED}@`],
   // The query string of a URL or path: everything from ? to the next space, quote or #.
@@ -35,8 +35,12 @@ const TEXT_RULES: readonly [RegExp, string][] = [
   [/\b(password|passwd|passphrase|secret|token|api[_-]?key)(["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/gi, `$1$2${REDACTED}`],
 ]
 
+// Every rule needs one of these; most text (a message, a path) has none and is returned as is.
+const SUSPECT = /[?@]|lkt_|PRIVATE KEY|bearer|basic|token|pass|secret|api[_-]?key/i
+
 /** Removes credentials, secrets and query strings from a piece of text. */
 export function scrubText(s: string): string {
+  if (!SUSPECT.test(s)) return s
   let out = s
   for (const [re, repl] of TEXT_RULES) {
     re.lastIndex = 0
@@ -88,11 +92,33 @@ function errorSerializer(err: unknown): unknown {
 // Keys pino's serializers handle: their raw values (a Fastify request, a reply) must not be walked.
 const SERIALIZED_KEYS = new Set(['req', 'res', 'err', 'error'])
 
-/** A paths list for pino's own redaction, a second net for the shapes most often logged by mistake. */
-export const REDACT_PATHS = [
-  'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie',
-  '*.password', '*.passphrase', '*.private_key', '*.token', '*.secret',
-] as const
+/** Pino's own redaction, a second net under the key filter for the shape most often logged by mistake. */
+export const REDACT_PATHS = ['headers.authorization', 'headers.cookie'] as const
+
+/** True when a logged value may hold something to remove (a string that looks suspect, or a structure). */
+function needsScrub(k: string, v: unknown): boolean {
+  if (SERIALIZED_KEYS.has(k)) return false
+  if (isSecretKey(k)) return true
+  if (typeof v === 'string') return SUSPECT.test(v)
+  return v !== null && typeof v === 'object'
+}
+
+/** The merged object of one log line: returned as is when nothing in it needs filtering (a request line). */
+function scrubLogObject(obj: Record<string, unknown>): Record<string, unknown> {
+  let dirty = false
+  for (const k in obj) {
+    if (needsScrub(k, obj[k])) {
+      dirty = true
+      break
+    }
+  }
+  if (!dirty) return obj
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(obj)) {
+    out[k] = SERIALIZED_KEYS.has(k) ? v : isSecretKey(k) ? REDACTED : scrubValue(v, 1)
+  }
+  return out
+}
 
 export interface LogSettings {
   level?: string
@@ -105,7 +131,8 @@ export function loggerOptions(settings: LogSettings = {}): LoggerOptions {
   return {
     level: settings.level ?? 'info',
     base: { pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    // pino's epoch milliseconds: an ISO string would cost ~0.75 µs more per line, two lines per request.
+    timestamp: pino.stdTimeFunctions.epochTime,
     messageKey: 'msg',
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     // reqId: a caller may send any x-request-id, and child bindings skip the formatters below.
@@ -113,13 +140,7 @@ export function loggerOptions(settings: LogSettings = {}): LoggerOptions {
     formatters: {
       level: (label) => ({ level: label }),
       bindings: (b) => scrubValue(b) as Record<string, unknown>,
-      log: (obj) => {
-        const out: Record<string, unknown> = {}
-        for (const [k, v] of Object.entries(obj)) {
-          out[k] = SERIALIZED_KEYS.has(k) ? v : isSecretKey(k) ? REDACTED : scrubValue(v, 1)
-        }
-        return out
-      },
+      log: scrubLogObject,
     },
     hooks: {
       // The message text (and printf arguments) go through the same text filter.

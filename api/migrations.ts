@@ -5,6 +5,10 @@ import { PROJECT_MIGRATIONS } from './projects/index.ts'
 import { SERVICES_MIGRATIONS } from './services/migrations.ts'
 import { SSH_MIGRATIONS } from './ssh/migrations.ts'
 import { USAGE_MIGRATIONS } from './usage/migrations.ts'
+import { ALERT_MIGRATIONS } from './alerts/migrations.ts'
+import { NOTIFICATION_MIGRATIONS } from './notifications/migrations.ts'
+import { WEBHOOK_MIGRATIONS } from './webhooks/migrations.ts'
+import { DESKTOP_MIGRATIONS } from './desktop/migrations.ts'
 
 
 export const API_MIGRATIONS: MigrationSet = {
@@ -72,4 +76,6 @@ export const PG_MIGRATIONS: readonly MigrationSet[] = [
   SSH_MIGRATIONS,
   USAGE_MIGRATIONS,
   MONITOR_MIGRATIONS,
+  ALERT_MIGRATIONS, NOTIFICATION_MIGRATIONS, WEBHOOK_MIGRATIONS,
+  DESKTOP_MIGRATIONS,
 ]

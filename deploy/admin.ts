@@ -43,7 +43,7 @@ export type AdminOps = ReturnType<typeof adminOps>
  * The owner socket: the whole API acting as the local owner (when the api role
  * runs here) plus the /admin routes the CLI uses.
  */
-export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance): Promise<FastifyInstance> {
+export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance, socketPath = adminSocketPath(dataDir)): Promise<FastifyInstance> {
   const ops = adminOps(db)
   const app = ownerApp ?? Fastify({ logger: false })
   if (ownerApp === undefined) {
@@ -64,7 +64,7 @@ export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: Fast
   app.post('/admin/staff', async (req) => ops.setStaff(req.body as StaffRequest))
   app.get('/admin/staff', async (req) => ops.listStaff((req.query as { workspace?: string }).workspace))
   app.post('/admin/tokens/:id/revoke', async (req) => ({ revoked: await ops.revokeToken((req.params as { id: string }).id) }))
-  const path = adminSocketPath(dataDir)
+  const path = socketPath
   if (existsSync(path)) rmSync(path, { force: true }) // left by a killed server; the data-dir lock is held
   const prev = process.umask(0o177)
   try {

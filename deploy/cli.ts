@@ -5,12 +5,15 @@ import { loadConfig, type LookoutConfig } from './config.ts'
 import { ALL_ROLES, ROLES, startLookout, type Role } from './runtime.ts'
 import { adminOps, callAdmin, type AdminOps, type StaffRequest, type TokenRequest } from './admin.ts'
 import { lockHolder } from './lock.ts'
+import { formatStatus, readStatus } from './status.ts'
 import { PG_MIGRATIONS, migrate, openPglite, openPostgres } from '../api/index.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
 
 Usage:
   lookout serve [--role api|loader|monitor]...   run the server (all roles by default)
+  lookout status                                 the running server's readiness: each dependency
+                                                 (exit 0 when ready, 1 when not)
   lookout workspace create NAME                  create a workspace, print its uuid
   lookout workspace list
   lookout token create --workspace WS --scopes s1,s2 [--resources all|UUID,...]
@@ -24,6 +27,9 @@ Usage:
                                                  of tokens created with --staff ID)
   lookout staff list [--workspace WS]
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
+  lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
+                                                 $XDG_RUNTIME_DIR/lookout; deploy/desktop/README.md)
+  lookout mcp [--read-only | --grant ID]         stdio tool server (MCP) over the running desktop service
 
 Environment: LOOKOUT_HOST, LOOKOUT_PORT, LOOKOUT_DATA_DIR, CLICKHOUSE_URL, NATS_URL,
 DATABASE_URL and the other LOOKOUT_* settings in README.md.`
@@ -37,12 +43,21 @@ export async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case 'serve':
       return serve(rest)
+    case 'status': {
+      const report = await readStatus(loadConfig())
+      process.stdout.write(formatStatus(report))
+      return report.status === 'ready' ? 0 : 1
+    }
     case 'workspace':
     case 'token':
     case 'staff':
       return admin(cmd, rest)
     case 'bench':
       return bench(rest)
+    case 'desktop':
+      return (await import('./desktop.ts')).desktopCommand(rest)
+    case 'mcp':
+      return (await import('./mcp/command.ts')).mcpCommand(rest)
     case undefined:
     case 'help':
     case '--help':

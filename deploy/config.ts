@@ -2,6 +2,7 @@
 // that name the variable.
 import { resolve } from 'node:path'
 import { availableParallelism } from 'node:os'
+import { alertSettings, type AlertSettings } from '../api/index.ts'
 
 export interface LookoutConfig {
   host: string
@@ -19,6 +20,8 @@ export interface LookoutConfig {
   loaderMaxRows: number
   loaderFlushMs: number
   streamMaxBytes: number
+  /** Free space the data directory keeps (embedded engines); below it ingestion answers 503. 0 disables. */
+  minFreeDiskBytes: number
   natsReplicas: number
   duplicateWindowMs: number
   logLevel: string
@@ -34,6 +37,8 @@ export interface LookoutConfig {
   metricsToken: string | undefined
   /** LOOKOUT_METRICS_LISTEN (host:port): GET /metrics on a listener of its own, in every role. */
   metricsListen: { host: string; port: number } | undefined
+  /** Alert delivery: LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, LOOKOUT_SMTP_URL/_FROM, LOOKOUT_SMS_URL/_TOKEN (api/alerts/README.md). */
+  alerts: AlertSettings
 }
 
 export class ConfigError extends Error {
@@ -115,6 +120,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     loaderMaxRows: int(env, 'LOOKOUT_LOADER_MAX_ROWS', 50_000, 1),
     loaderFlushMs: int(env, 'LOOKOUT_LOADER_FLUSH_MS', 500, 10, 60_000),
     streamMaxBytes: int(env, 'LOOKOUT_STREAM_MAX_BYTES', 8 * 1024 * MiB, 1 * MiB),
+    minFreeDiskBytes: int(env, 'LOOKOUT_MIN_FREE_DISK_BYTES', 512 * MiB, 0),
     natsReplicas: int(env, 'LOOKOUT_NATS_REPLICAS', 1, 1, 5),
     duplicateWindowMs: int(env, 'LOOKOUT_DUPLICATE_WINDOW_MS', 120_000, 1000),
     logLevel: env.LOOKOUT_LOG_LEVEL || 'info',
@@ -125,5 +131,14 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     repositoryRoots: (env.LOOKOUT_REPOSITORY_ROOTS ?? '').split(':').filter((d) => d !== '').map((d) => resolve(d)),
     metricsToken: metricsToken(env, 'LOOKOUT_METRICS_TOKEN'),
     metricsListen: listenAddress(env, 'LOOKOUT_METRICS_LISTEN'),
+    alerts: configured(() => alertSettings(env)),
+  }
+}
+
+function configured<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (err) {
+    throw new ConfigError((err as Error).message)
   }
 }

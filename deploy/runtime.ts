@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import {
-  Broker, DecoderPool, IngestService, Loader, migrateLogStore, openLogStore, scheduleSizeCap, type LogStore,
+  Broker, DecoderPool, DiskGuard, IngestService, Loader, migrateLogStore, openLogStore, scheduleSizeCap, type IngestServiceOptions, type LogStore,
 } from '../ingest/index.ts'
 import { PG_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, ownerResolver, type AppOptions, type Database } from '../api/index.ts'
 import {
@@ -32,6 +32,21 @@ export interface StartOptions {
   adminSocket?: boolean
   /** Alert, toast and webhook workers of the monitor role: toast sink, resolver, retry tuning (tests). */
   deliveries?: Partial<Omit<DeliveryWorkerOptions, 'settings' | 'secretKey'>>
+  /** Where the owner socket listens (default <dataDir>/admin.sock); served even with servers when given. */
+  ownerSocketPath?: string
+  /** Start the HTTP listener on config.host:port (default yes). The desktop service has none: its loopback listener is optional. */
+  listen?: boolean
+  /** Called once the database is migrated, before the roles start (the desktop service's settings and hooks). */
+  prepare?: (db: Database) => Promise<Prepared>
+}
+
+/** What `prepare` hands back: configuration read from the database, and hooks for the roles. */
+export interface Prepared {
+  config?: Partial<Pick<LookoutConfig, 'retentionDays' | 'maxLogBytes'>>
+  /** false: the caller enforces the size cap itself (its value can change while running). */
+  sizeCap?: boolean
+  onAccepted?: IngestServiceOptions['onAccepted']
+  app?: Pick<AppOptions, 'desktop'>
 }
 
 export interface Lookout {
@@ -52,6 +67,8 @@ export interface Lookout {
   metrics: LookoutMetrics
   /** URL of the LOOKOUT_METRICS_LISTEN listener, '' without one. */
   metricsUrl: string
+  /** What the api role built its apps with (the desktop service builds its loopback listener from it). */
+  appOptions: AppOptions | null
   stop(): Promise<void>
 }
 
@@ -60,6 +77,7 @@ const VERSION = '0.1.0'
 export async function startLookout(config: LookoutConfig, options: StartOptions = {}): Promise<Lookout> {
   const roles = new Set(options.roles ?? ALL_ROLES)
   const embedded = config.databaseUrl === undefined || config.clickhouseUrl === undefined
+  const ownerSocket = options.adminSocket !== false && (embedded || options.ownerSocketPath !== undefined)
   const release = embedded ? acquireDataDir(config.dataDir) : () => undefined
   const cleanups: (() => Promise<void> | void)[] = [release]
   const stopAll = async () => {
@@ -96,7 +114,9 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     metrics.watchBroker(broker)
 
     if (config.clickhouseUrl === undefined) mkdirSync(join(config.dataDir, 'clickhouse'), { recursive: true })
-    const store = openLogStore({ url: config.clickhouseUrl, path: join(config.dataDir, 'clickhouse') })
+    const store = openLogStore({
+      url: config.clickhouseUrl, path: join(config.dataDir, 'clickhouse'), layout: config.clickhouseLayout, cluster: config.clickhouseCluster,
+    })
     cleanups.push(() => store.close())
     await migrateLogStore(store, { retentionDays: config.retentionDays, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })
 
@@ -105,6 +125,12 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       : await openPostgres(config.databaseUrl)
     cleanups.push(() => db.close())
     await migrate(db, PG_MIGRATIONS)
+    const prepared = options.prepare === undefined ? {} : await options.prepare(db)
+    if (prepared.config !== undefined) {
+      config = { ...config, ...prepared.config }
+      // Retention is configuration: apply the table TTL the hook asked for.
+      await migrateLogStore(store, { retentionDays: config.retentionDays, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })
+    }
     metrics.watchLogStore(store)
     metrics.watchDatabase(db)
 
@@ -115,8 +141,10 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       await loader.start()
       const l = loader
       cleanups.push(() => l.stop())
-      const stopCap = scheduleSizeCap(store, config.maxLogBytes, 60_000, () => undefined)
-      cleanups.push(stopCap)
+      if (prepared.sizeCap !== false) {
+        const stopCap = scheduleSizeCap(store, config.maxLogBytes, 60_000, () => undefined)
+        cleanups.push(stopCap)
+      }
     }
 
     let monitor: Monitor | null = null
@@ -145,11 +173,17 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     if (roles.has('api')) {
       const pool = new DecoderPool({ threads: config.workers })
       cleanups.push(() => pool.close())
+      // Engines writing into the data directory (managed JetStream, chdb): keep a reserve free there.
+      const diskGuard = new DiskGuard({ dirs: embedded || nats !== null ? [config.dataDir] : [], minFreeBytes: config.minFreeDiskBytes })
+      await diskGuard.start()
+      cleanups.push(() => diskGuard.stop())
       metrics.watchPool(pool)
       ingest = new MeteredIngestService(metrics, pool, broker, {
         maxInFlightBytes: config.maxInFlightBytes,
         maxDecompressedBytes: config.maxDecompressedBytes,
         retentionDays: config.retentionDays,
+        onAccepted: prepared.onAccepted,
+        diskGuard,
       })
       const ing = ingest
       metrics.watchIngest(ing)
@@ -160,27 +194,30 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
         ...(log === null ? { logger: false } : { loggerInstance: log }),
         metrics, metricsToken: config.metricsToken,
         readiness: readinessChecks({ broker, store, db, pool }),
+        ...prepared.app,
       }
       // The owner socket's app is compiled first: the listener's load shedding samples
       // event-loop delay from its own start, which must not count this compilation.
-      if (options.adminSocket !== false && embedded) {
+      if (ownerSocket) {
         ownerApp = await buildApp({
           ...appOptions, ownerPrincipal: ownerResolver(db), logger: false, loggerInstance: undefined, metrics: undefined, metricsToken: undefined,
           maxEventLoopDelayMs: 0,
         })
       }
-      app = await buildApp(appOptions)
-      const a = app
       // Stop accepting first, then wait for in-flight publishes.
       cleanups.push(async () => {
         await ing.drain()
       })
-      cleanups.push(() => a.close())
-      url = await app.listen({ host: config.host, port: config.port })
+      if (options.listen !== false) {
+        const a = await buildApp(appOptions)
+        app = a
+        cleanups.push(() => a.close())
+        url = await a.listen({ host: config.host, port: config.port })
+      }
     }
 
-    if (options.adminSocket !== false && embedded) {
-      const admin = await startAdminSocket(config.dataDir, db, ownerApp)
+    if (ownerSocket) {
+      const admin = await startAdminSocket(config.dataDir, db, ownerApp, options.ownerSocketPath)
       cleanups.push(() => admin.close())
     }
 
@@ -193,7 +230,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
 
     let stopped: Promise<void> | null = null
     return {
-      config, url, db, store, broker, nats, loader, monitor, deliveries, ingest, app, metrics, metricsUrl,
+      config, url, db, store, broker, nats, loader, monitor, deliveries, ingest, app, metrics, metricsUrl, appOptions: appOptions ?? null,
       stop: () => (stopped ??= stopAll()),
     }
   } catch (err) {

@@ -12,6 +12,8 @@ export const IngestOverloadedError = createError<'LOOKOUT_INGEST_OVERLOADED', 42
   'LOOKOUT_INGEST_OVERLOADED', 'Ingest is over capacity: %s', 429)
 export const BrokerUnavailableError = createError<'LOOKOUT_INGEST_BROKER_UNAVAILABLE', 503, [string]>(
   'LOOKOUT_INGEST_BROKER_UNAVAILABLE', 'The durable buffer is unavailable: %s', 503)
+export const DiskFullError = createError<'LOOKOUT_INGEST_DISK_FULL', 503, [string]>(
+  'LOOKOUT_INGEST_DISK_FULL', 'The data directory is nearly full, nothing was accepted: %s', 503)
 export const StorageUnavailableError = createError<'LOOKOUT_STORAGE_UNAVAILABLE', 503, [string]>(
   'LOOKOUT_STORAGE_UNAVAILABLE', 'Log storage is unavailable: %s', 503)
 export const InvalidOptionError = createError<'LOOKOUT_INVALID_OPTION', 500, [string, string]>(
@@ -24,6 +26,7 @@ export const INGEST_ERROR_CODES = {
   LOOKOUT_INGEST_MEDIA_TYPE: 'the Content-Type or Content-Encoding is not accepted on this route',
   LOOKOUT_INGEST_OVERLOADED: 'too many bytes are in flight; retry after the Retry-After delay',
   LOOKOUT_INGEST_BROKER_UNAVAILABLE: 'JetStream did not acknowledge; nothing was accepted, retry',
+  LOOKOUT_INGEST_DISK_FULL: 'the data directory has less free space than its reserve; nothing was accepted, retry once space is freed',
   LOOKOUT_STORAGE_UNAVAILABLE: 'ClickHouse could not be reached',
   LOOKOUT_INVALID_OPTION: 'a configuration option is invalid (raised at start-up)',
 } as const

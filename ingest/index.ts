@@ -5,7 +5,7 @@ export type { BrokerOptions } from './broker.ts'
 export { DecoderPool } from './pool.ts'
 export type { DecoderPoolOptions } from './pool.ts'
 export { IngestService } from './service.ts'
-export type { IngestServiceOptions, IngestRequest, IngestResult, IngestOutcome } from './service.ts'
+export type { IngestServiceOptions, IngestRequest, IngestResult, IngestOutcome, AcceptedBatch } from './service.ts'
 export { Loader } from './loader.ts'
 export type { LoaderOptions, LoaderStats } from './loader.ts'
 export { openLogStore } from './store.ts'
@@ -13,6 +13,8 @@ export type { LogStore, LogStoreOptions, QueryResult, QueryParams } from './stor
 export { migrateLogStore, SCHEMA_VERSION } from './schema.ts'
 export type { SchemaOptions } from './schema.ts'
 export { enforceSizeCap, scheduleSizeCap } from './retention.ts'
+export { DiskGuard } from './disk-guard.ts'
+export type { DiskGuardOptions } from './disk-guard.ts'
 export type { SizeCapResult } from './retention.ts'
 export { INGEST_ROUTES, FAILURE_KINDS } from './decode/task.ts'
 export type { IngestRoute, DecodeFailure, FailureKind } from './decode/task.ts'
@@ -25,6 +27,6 @@ export type { SeverityName } from './severity.ts'
 export { parseIsoTime, formatNs, nowNs } from './time.ts'
 export {
   MalformedPayloadError, PayloadTooLargeError, UnsupportedMediaTypeError, IngestOverloadedError,
-  BrokerUnavailableError, StorageUnavailableError, InvalidOptionError, INGEST_ERROR_CODES,
+  BrokerUnavailableError, DiskFullError, StorageUnavailableError, InvalidOptionError, INGEST_ERROR_CODES,
 } from './errors.ts'
 export type { IngestErrorCode } from './errors.ts'

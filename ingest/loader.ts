@@ -8,6 +8,7 @@ import { ACK_WAIT_MS, HEADER_ROWS, SUBJECTS, type Broker } from './broker.ts'
 import type { LogStore } from './store.ts'
 import { InvalidOptionError } from './errors.ts'
 import { isDataError } from './store-errors.ts'
+import { knownEventIds, storedBatchRows, storedEventIds } from './stored.ts'
 
 export interface LoaderOptions {
   /** Rows per insert before a batch is cut; default 50,000. */
@@ -150,9 +151,9 @@ export class Loader {
 
   async #load(batch: JsMsg[]): Promise<void> {
     let todo = batch
-    if (batch.some((m) => m.redelivered)) todo = await this.#dropAlreadyLoaded(batch)
-    const legacy = todo.filter((m) => m.subject === SUBJECTS.legacy)
     const bodies = new Map<JsMsg, Uint8Array>()
+    if (batch.some((m) => m.redelivered)) todo = await this.#dropAlreadyLoaded(batch, bodies)
+    const legacy = todo.filter((m) => m.subject === SUBJECTS.legacy)
     if (legacy.length > 0) await this.#dropKnownEventIds(legacy, bodies)
     const parts: Uint8Array[] = []
     let rows = 0
@@ -163,9 +164,13 @@ export class Loader {
       rows += bodies.has(m) ? countLines(body) : rowsOf(m)
     }
     if (parts.length > 0) {
-      const token = batchToken(todo)
+      const body = Buffer.concat(parts)
+      // With rows left out (stored already) the token must follow the content:
+      // ClickHouse deduplicates per partition and block, so the rest of a message
+      // under the message's usual token could pass for an earlier part and be dropped.
+      const token = todo.some((m) => trimmed(m, bodies)) ? contentToken(body) : batchToken(todo)
       try {
-        await this.#insertWithRetry(Buffer.concat(parts), token, todo)
+        await this.#insertWithRetry(body, token, todo)
       } catch (err) {
         if (this.#abort.signal.aborted) return
         if (!isDataError(err)) throw err
@@ -214,7 +219,7 @@ export class Loader {
       const body = bodies.get(m) ?? m.data
       if (body.byteLength === 0) continue
       try {
-        await this.#insertWithRetry(body, 'msg-' + (msgIdOf(m) || String(m.seq)), [m])
+        await this.#insertWithRetry(body, trimmed(m, bodies) ? contentToken(body) : 'msg-' + (msgIdOf(m) || String(m.seq)), [m])
         this.stats.rows += rowsOf(m)
       } catch (err) {
         if (!isDataError(err)) throw err
@@ -229,29 +234,39 @@ export class Loader {
 
   /**
    * Redelivered messages may have been inserted before a crash lost the ack.
-   * Rows carry their message id (batch_id): skip messages already stored whole,
-   * delete and reload any stored in part.
+   * Rows carry their message id (batch_id): skip messages already stored whole;
+   * of a message stored in part (a crash between the parts of an insert), load
+   * only the rows not stored yet. (No DELETE: on a cluster it would be a
+   * mutation on every shard racing the reload.)
    */
-  async #dropAlreadyLoaded(batch: JsMsg[]): Promise<JsMsg[]> {
+  async #dropAlreadyLoaded(batch: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<JsMsg[]> {
     const ids = batch.filter((m) => m.redelivered).map(msgIdOf).filter((id) => id !== '')
     if (ids.length === 0) return batch
-    const db = this.#store.database
-    const found = await this.#withRetry(() => this.#store.query<{ batch_id: string; n: string }>(
-      `SELECT batch_id, count() AS n FROM ${db}.logs WHERE batch_id IN {ids:Array(String)} GROUP BY batch_id`, { ids }))
-    const stored = new Map(found.rows.map((r) => [r.batch_id, Number(r.n)]))
-    const partial: string[] = []
+    const stored = await this.#withRetry(() => storedBatchRows(this.#store, ids))
+    const partial: JsMsg[] = []
     const keep: JsMsg[] = []
     for (const m of batch) {
       const n = stored.get(msgIdOf(m))
       if (n === undefined) keep.push(m)
       else if (n >= rowsOf(m)) this.stats.duplicatesSkipped += n
       else {
-        partial.push(msgIdOf(m))
         keep.push(m)
+        // Legacy rows need nothing more: their stored event ids are dropped below anyway.
+        if (m.subject !== SUBJECTS.legacy) partial.push(m)
       }
     }
     if (partial.length > 0) {
-      await this.#withRetry(() => this.#store.command(`DELETE FROM ${db}.logs WHERE batch_id IN {ids:Array(String)}`, { ids: partial }))
+      const known = await this.#withRetry(() => storedEventIds(this.#store, partial.map(msgIdOf)))
+      const decoder = new TextDecoder()
+      for (const m of partial) {
+        let text = ''
+        for (const line of decoder.decode(m.data).split('\n')) {
+          if (line === '') continue
+          if (known.has((JSON.parse(line) as { event_id: string }).event_id)) this.stats.duplicatesSkipped++
+          else text += line + '\n'
+        }
+        bodies.set(m, Buffer.from(text))
+      }
     }
     return keep
   }
@@ -274,12 +289,9 @@ export class Loader {
       }
     }
     const known = new Set<string>()
-    const db = this.#store.database
     for (const [rid, ids] of byResource) {
-      const r = await this.#withRetry(() => this.#store.query<{ event_id: string }>(
-        `SELECT DISTINCT event_id FROM ${db}.logs WHERE resource_id = {rid:UUID} AND event_id IN {ids:Array(String)}`,
-        { rid, ids: [...ids] }))
-      for (const row of r.rows) known.add(rid + '/' + row.event_id)
+      const found = await this.#withRetry(() => knownEventIds(this.#store, rid, [...ids]))
+      for (const eid of found) known.add(rid + '/' + eid)
     }
     for (const [m, list] of lines) {
       let text = ''
@@ -321,6 +333,17 @@ function countLines(b: Uint8Array): number {
   let n = 0
   for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++
   return n
+}
+
+/** Whether rows were left out of this message's payload. */
+function trimmed(m: JsMsg, bodies: Map<JsMsg, Uint8Array>): boolean {
+  const b = bodies.get(m)
+  return b !== undefined && b.byteLength !== m.data.byteLength
+}
+
+/** The token of an insert whose content is not a plain concatenation of messages: its hash. */
+function contentToken(body: Uint8Array): string {
+  return 'c-' + createHash('sha256').update(body).digest('hex')
 }
 
 /** The same messages always give the same token, so a retried insert is deduplicated. */

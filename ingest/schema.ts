@@ -43,10 +43,29 @@ const COLUMNS = `
   INDEX idx_received_at received_at TYPE minmax GRANULARITY 1,
   INDEX idx_severity severity_number TYPE minmax GRANULARITY 1`
 
+// The cluster layout (deploy/clickhouse/): on every shard a ReplicatedMergeTree
+// `logs_local` (macros {shard} and {replica} per server, Keeper), and on every
+// server a Distributed `logs` over them that inserts and queries go through.
+// Every statement runs ON CLUSTER, so one process migrates the whole cluster.
 function engine(o: Required<SchemaOptions>): string {
   return o.layout === 'cluster'
     ? `ReplicatedMergeTree('/clickhouse/tables/{shard}/{database}/logs_local', '{replica}')`
     : 'MergeTree'
+}
+
+function onCluster(o: Required<SchemaOptions>): string {
+  return o.layout === 'cluster' ? ` ON CLUSTER '${o.cluster}'` : ''
+}
+
+/**
+ * Insert deduplication (the loader's tokens): a plain MergeTree keeps its
+ * window locally; a replicated table keeps it in Keeper, shared by the replicas,
+ * so a retry that lands on another replica is still recognised.
+ */
+function dedupSettings(o: Required<SchemaOptions>): string {
+  return o.layout === 'cluster'
+    ? 'replicated_deduplication_window = 10000, replicated_deduplication_window_seconds = 604800'
+    : 'non_replicated_deduplication_window = 10000'
 }
 
 const MIGRATIONS: Migration[] = [
@@ -54,18 +73,20 @@ const MIGRATIONS: Migration[] = [
     version: 1,
     name: 'logs table',
     statements: (db, o) => {
-      const onCluster = o.layout === 'cluster' ? ` ON CLUSTER '${o.cluster}'` : ''
       const local = o.layout === 'cluster' ? 'logs_local' : 'logs'
       const out = [
-        `CREATE TABLE IF NOT EXISTS ${db}.${local}${onCluster} (${COLUMNS}
+        `CREATE TABLE IF NOT EXISTS ${db}.${local}${onCluster(o)} (${COLUMNS}
         ) ENGINE = ${engine(o)}
         PARTITION BY toDate(timestamp)
         ORDER BY (workspace_id, resource_id, timestamp)
         TTL toDateTime(timestamp) + INTERVAL ${o.retentionDays} DAY
-        SETTINGS ttl_only_drop_parts = 1, non_replicated_deduplication_window = 10000, index_granularity = 8192`,
+        SETTINGS ttl_only_drop_parts = 1, ${dedupSettings(o)}, index_granularity = 8192`,
       ]
       if (o.layout === 'cluster') {
-        out.push(`CREATE TABLE IF NOT EXISTS ${db}.logs${onCluster} AS ${db}.logs_local
+        // The sharding key must be deterministic: a retried insert has to send each
+        // row to the same shard again for the shard's deduplication to see it.
+        // By resource: a resource's rows (and a message's) live on one shard.
+        out.push(`CREATE TABLE IF NOT EXISTS ${db}.logs${onCluster(o)} AS ${db}.logs_local
           ENGINE = Distributed('${o.cluster}', '${db}', 'logs_local', cityHash64(resource_id))`)
       }
       return out
@@ -78,8 +99,7 @@ const MIGRATIONS: Migration[] = [
     version: 2,
     name: 'text index on attribute values',
     statements: (db, o) => {
-      const onCluster = o.layout === 'cluster' ? ` ON CLUSTER '${o.cluster}'` : ''
-      const table = `${db}.${o.layout === 'cluster' ? 'logs_local' : 'logs'}${onCluster}`
+      const table = `${db}.${o.layout === 'cluster' ? 'logs_local' : 'logs'}${onCluster(o)}`
       return [
         `ALTER TABLE ${table} ADD INDEX IF NOT EXISTS idx_attr_values arrayMap(v -> lower(v), mapValues(attributes)) TYPE text(tokenizer = 'splitByNonAlpha')`,
         // A background mutation for parts written before; they are searched by reading until it ends.
@@ -95,9 +115,15 @@ export const SCHEMA_VERSION = MIGRATIONS.length
 export async function migrateLogStore(store: LogStore, options: SchemaOptions): Promise<number> {
   const o: Required<SchemaOptions> = { layout: 'single', cluster: 'lookout', ...options }
   if (!Number.isInteger(o.retentionDays) || o.retentionDays < 1) throw new Error('retentionDays must be an integer >= 1')
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.cluster)) throw new Error('cluster must be a plain identifier')
   const db = store.database
-  await store.command(`CREATE DATABASE IF NOT EXISTS ${db}`)
-  await store.command(`CREATE TABLE IF NOT EXISTS ${db}.schema_migrations (version UInt32, name String, applied_at DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY version`)
+  await store.command(`CREATE DATABASE IF NOT EXISTS ${db}${onCluster(o)}`)
+  // On a cluster the record is one replicated table (every server a replica of it):
+  // whichever server a process reaches knows what was applied.
+  const migrationsEngine = o.layout === 'cluster'
+    ? `ReplicatedMergeTree('/clickhouse/tables/{database}/schema_migrations', '{replica}')`
+    : 'MergeTree'
+  await store.command(`CREATE TABLE IF NOT EXISTS ${db}.schema_migrations${onCluster(o)} (version UInt32, name String, applied_at DateTime DEFAULT now()) ENGINE = ${migrationsEngine} ORDER BY version`)
   const done = new Set((await store.query<{ version: number }>(`SELECT version FROM ${db}.schema_migrations`)).rows.map((r) => Number(r.version)))
   let applied = 0
   for (const m of MIGRATIONS) {
@@ -108,6 +134,6 @@ export async function migrateLogStore(store: LogStore, options: SchemaOptions): 
   }
   // Retention is configuration, not schema: apply the configured TTL each start.
   const table = o.layout === 'cluster' ? 'logs_local' : 'logs'
-  await store.command(`ALTER TABLE ${db}.${table} MODIFY TTL toDateTime(timestamp) + INTERVAL ${o.retentionDays} DAY SETTINGS materialize_ttl_after_modify = 0`)
+  await store.command(`ALTER TABLE ${db}.${table}${onCluster(o)} MODIFY TTL toDateTime(timestamp) + INTERVAL ${o.retentionDays} DAY SETTINGS materialize_ttl_after_modify = 0`)
   return applied
 }

@@ -4,7 +4,7 @@ import type { Broker } from './broker.ts'
 import { SUBJECTS } from './broker.ts'
 import type { DecoderPool } from './pool.ts'
 import type { DecodeFailure, DecodeSuccess, DecodeTask, IngestRoute } from './decode/task.ts'
-import { IngestOverloadedError, InvalidOptionError } from './errors.ts'
+import { DiskFullError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
 import { LIMITS } from './decode/schemas.ts'
 import { nowNs } from './time.ts'
 
@@ -19,6 +19,23 @@ export interface IngestServiceOptions {
   maxMessageBytes?: number
   /** Days of retention: older events are refused. Default 7. */
   retentionDays?: number
+  /**
+   * Called once a request's rows are durably published, before it is acknowledged
+   * (the desktop service enqueues them for forwarding). It must not throw.
+   */
+  onAccepted?: (batch: AcceptedBatch) => Promise<void> | void
+  /** Free space of the data directory (disk-guard.ts): requests wait while it is short. */
+  diskGuard?: { readonly problem: string | null }
+}
+
+/** What one request added: its rows as JSONEachRow bytes (the stored row format, one per line). */
+export interface AcceptedBatch {
+  workspaceId: string
+  resourceId: string
+  rows: Uint8Array
+  events: number
+  /** Every broker message was a duplicate: a sender's retry of rows already accepted. */
+  duplicate: boolean
 }
 
 export interface IngestRequest {
@@ -48,6 +65,8 @@ export class IngestService {
   readonly #chunkBytes: number
   readonly #maxMessageBytes: number
   readonly #retentionNs: bigint
+  readonly #onAccepted: IngestServiceOptions['onAccepted']
+  readonly #diskGuard: IngestServiceOptions['diskGuard']
   #inFlight = 0
   #draining = false
   #pending = new Set<Promise<unknown>>()
@@ -60,6 +79,8 @@ export class IngestService {
     this.#chunkBytes = positiveInt('chunkBytes', options.chunkBytes ?? 1024 * 1024)
     this.#maxMessageBytes = positiveInt('maxMessageBytes', options.maxMessageBytes ?? 8 * 1024 * 1024)
     this.#retentionNs = BigInt(positiveInt('retentionDays', options.retentionDays ?? 7)) * 86_400n * 1_000_000_000n
+    this.#onAccepted = options.onAccepted
+    this.#diskGuard = options.diskGuard
   }
 
   get inFlightBytes(): number {
@@ -77,6 +98,8 @@ export class IngestService {
   async accept(req: IngestRequest, authorize?: (resourceId: string) => Promise<void>): Promise<IngestOutcome> {
     const size = req.body.byteLength
     if (this.#draining) throw new IngestOverloadedError('the server is shutting down')
+    const diskProblem = this.#diskGuard?.problem
+    if (diskProblem != null) throw new DiskFullError(diskProblem)
     if (this.#inFlight + size > this.#maxInFlight && this.#inFlight > 0) {
       throw new IngestOverloadedError(`${this.#inFlight} bytes in flight`)
     }
@@ -111,6 +134,9 @@ export class IngestService {
     if (!out.ok) return out
     if (authorize !== undefined) await authorize(out.resourceId)
     const duplicateMessages = await this.#publish(out, req.route === 'legacy' ? SUBJECTS.legacy : SUBJECTS.rows)
+    if (this.#onAccepted !== undefined && out.accepted > 0) {
+      await this.#onAccepted({ workspaceId: req.workspaceId, resourceId: out.resourceId, rows: out.data, events: out.accepted, duplicate: duplicateMessages === out.chunks.length })
+    }
     return {
       ok: true,
       result: {

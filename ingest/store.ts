@@ -16,6 +16,12 @@ export interface LogStore {
   query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
   /** Inserts JSONEachRow bytes into a table; a repeated token is a no-op. */
   insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void>
+  /**
+   * Cluster name in the cluster layout (ReplicatedMergeTree `logs_local` on each
+   * shard + Distributed `logs`), else null. A wrapper must pass it on: inserts
+   * and the loader's checks (stored.ts) depend on it.
+   */
+  readonly cluster: string | null
   ping(): Promise<boolean>
   close(): Promise<void>
 }
@@ -33,15 +39,35 @@ export interface LogStoreOptions {
   /** Data directory of the embedded engine. */
   path?: string
   database?: string
+  /** 'single' (one MergeTree table) or 'cluster' (see schema.ts); default single. */
+  layout?: 'single' | 'cluster'
+  /** Cluster name (remote_servers) in the cluster layout; default lookout. */
+  cluster?: string
 }
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 export function openLogStore(options: LogStoreOptions): LogStore {
   const database = options.database ?? 'lookout'
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new InvalidOptionError('database', 'must be a plain identifier')
-  if (options.url !== undefined && options.url !== '') return new ServerStore(options.url, database)
+  if (!IDENTIFIER.test(database)) throw new InvalidOptionError('database', 'must be a plain identifier')
+  let cluster: string | null = null
+  if (options.layout === 'cluster') {
+    cluster = options.cluster ?? 'lookout'
+    if (!IDENTIFIER.test(cluster)) throw new InvalidOptionError('cluster', 'must be a plain identifier')
+  }
+  if (options.url !== undefined && options.url !== '') return new ServerStore(options.url, database, cluster)
   if (options.path === undefined) throw new InvalidOptionError('path', 'the embedded engine needs a data directory')
-  return new ChdbStore(options.path, database)
+  return new ChdbStore(options.path, database, cluster)
 }
+
+/**
+ * Insert settings of the cluster layout: the Distributed table forwards the
+ * rows to the shards before the insert returns (never a local spool a node
+ * could lose after the loader acknowledged), and each shard commits on a
+ * majority of its replicas, so one lost replica loses no acknowledged row and
+ * the redelivery checks find the rows on a live replica.
+ */
+export const CLUSTER_INSERT_SETTINGS = { insert_distributed_sync: 1, insert_quorum: 'auto', insert_quorum_parallel: 1 } as const
 
 function summaryNumbers(summary: Record<string, string | undefined> | undefined): { rowsRead: number; bytesRead: number; elapsedMs: number } {
   return {
@@ -54,11 +80,20 @@ function summaryNumbers(summary: Record<string, string | undefined> | undefined)
 abstract class ClientStore implements LogStore {
   abstract readonly embedded: boolean
   readonly database: string
+  readonly cluster: string | null
   protected readonly client: ClickHouseClient
 
-  constructor(client: ClickHouseClient, database: string) {
+  constructor(client: ClickHouseClient, database: string, cluster: string | null) {
     this.client = client
     this.database = database
+    this.cluster = cluster
+  }
+
+  /** Settings of an insert into `logs` in this layout. */
+  protected insertSettings(dedupToken: string): Record<string, string | number> {
+    return this.cluster === null
+      ? { insert_deduplication_token: dedupToken }
+      : { insert_deduplication_token: dedupToken, ...CLUSTER_INSERT_SETTINGS }
   }
 
   async command(sql: string, params?: QueryParams): Promise<void> {
@@ -92,15 +127,15 @@ abstract class ClientStore implements LogStore {
 class ServerStore extends ClientStore {
   readonly embedded = false
 
-  constructor(url: string, database: string) {
-    super(createClient({ url, request_timeout: 60_000, max_open_connections: 8 }), database)
+  constructor(url: string, database: string, cluster: string | null) {
+    super(createClient({ url, request_timeout: 60_000, max_open_connections: 8 }), database, cluster)
   }
 
   async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
     await this.client.exec({
       query: `INSERT INTO ${this.database}.${table} FORMAT JSONEachRow`,
       values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]),
-      clickhouse_settings: { insert_deduplication_token: dedupToken, async_insert: 0 },
+      clickhouse_settings: { ...this.insertSettings(dedupToken), async_insert: 0 },
     })
   }
 }
@@ -109,9 +144,9 @@ class ChdbStore extends ClientStore {
   readonly embedded = true
   readonly #conn: ReturnType<typeof createChdbConnection>
 
-  constructor(path: string, database: string) {
+  constructor(path: string, database: string, cluster: string | null) {
     const conn = createChdbConnection({ path })
-    super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database)
+    super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database, cluster)
     this.#conn = conn
   }
 
@@ -130,7 +165,7 @@ class ChdbStore extends ClientStore {
       table: `${this.database}.${table}`,
       format: 'JSONEachRow',
       values: body,
-      settings: { insert_deduplication_token: dedupToken },
+      settings: this.insertSettings(dedupToken),
     })
   }
 }

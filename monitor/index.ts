@@ -23,7 +23,7 @@ export type { NewCheck, CheckPatch, CheckAction, TransitionView, IncidentView } 
 export { toCheckView, aggregateHealth, effectiveHealth, checkStateOf } from './rows.ts'
 export type { CheckRow, CheckView } from './rows.ts'
 export {
-  insertSource, revokeSource, listSources, sourceExists, getSubscription, changeSubscription, SOURCE_KINDS, DEFAULT_CHANNELS,
+  insertSource, revokeSource, listSources, sourceExists, sourceOnResource, getSubscription, changeSubscription, SOURCE_KINDS, DEFAULT_CHANNELS,
 } from './sources.ts'
 export type { SourceView, SourceKind, SubscriptionView } from './sources.ts'
 export { applyObservation, initialState } from './state.ts'

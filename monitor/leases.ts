@@ -82,7 +82,9 @@ export async function checksById(db: Sql, worker: string, ids: readonly string[]
   return r.rows
 }
 
-export async function pruneResults(db: Sql, before: number): Promise<number> {
-  const r = await db.query('DELETE FROM monitor_results WHERE observed_at < $1', [iso(before)])
+/** Deletes at most `limit` result rows older than `before` (small steps keep an embedded database responsive). */
+export async function pruneResults(db: Sql, before: number, limit: number): Promise<number> {
+  const r = await db.query(
+    'DELETE FROM monitor_results WHERE ctid IN (SELECT ctid FROM monitor_results WHERE observed_at < $1 LIMIT $2)', [iso(before), limit])
   return r.rowCount
 }

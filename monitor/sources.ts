@@ -39,8 +39,15 @@ export async function insertSource(db: Sql, s: { id: string; workspaceId: string
   return view(r.rows[0])
 }
 
+/** Whether the id is taken by any source (ids are global). */
 export async function sourceExists(db: Sql, id: string): Promise<boolean> {
   return (await db.query('SELECT 1 FROM monitor_sources WHERE id = $1', [id])).rows.length > 0
+}
+
+/** Whether the source is enrolled (and not revoked) on this resource. */
+export async function sourceOnResource(db: Sql, workspaceId: string, resourceId: string, id: string): Promise<boolean> {
+  const r = await db.query('SELECT 1 FROM monitor_sources WHERE id = $1 AND workspace_id = $2 AND resource_id = $3 AND revoked_at IS NULL', [id, workspaceId, resourceId])
+  return r.rows.length > 0
 }
 
 /** Marks the source revoked; returns it (with the token id to revoke) or throws 404. */

@@ -60,36 +60,31 @@ export async function writeResults(db: Database, worker: string, now: number, ba
       details: p.outcome.details, observed_at: iso(p.observedAt),
       incident: p.next.openIncidentId, notified: p.next.incidentNotified,
     }))
+    // One statement: the fenced state update, and a result row for each update that landed.
     const r = await tx.query<{ id: string; revision: number; epoch: number }>(
-      `UPDATE monitor_checks c SET health = v.health, health_since = v.health_since, candidate = v.candidate, streak = v.streak,
-         last_status = v.status, last_code = v.code, last_reason = v.reason, last_latency_ms = v.latency, last_details = v.details,
-         last_observed_at = v.observed_at, open_incident_id = v.incident, incident_notified = v.notified
-       FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, revision integer, epoch integer, health text, health_since timestamptz,
-         candidate text, streak integer, status text, code text, reason text, latency double precision, details jsonb,
-         observed_at timestamptz, incident uuid, notified boolean)
-       WHERE c.id = v.id AND c.revision = v.revision AND c.lease_epoch = v.epoch AND c.lease_owner = $2
-         AND EXISTS (SELECT 1 FROM monitor_workers w WHERE w.id = $2 AND w.lease_until > $3)
-       RETURNING c.id, c.revision, c.lease_epoch AS epoch`,
+      `WITH v AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, revision integer, epoch integer, health text, health_since timestamptz,
+           candidate text, streak integer, status text, code text, reason text, latency double precision, details jsonb,
+           observed_at timestamptz, incident uuid, notified boolean)),
+       up AS (
+         UPDATE monitor_checks c SET health = v.health, health_since = v.health_since, candidate = v.candidate, streak = v.streak,
+           last_status = v.status, last_code = v.code, last_reason = v.reason, last_latency_ms = v.latency, last_details = v.details,
+           last_observed_at = v.observed_at, open_incident_id = v.incident, incident_notified = v.notified
+         FROM v
+         WHERE c.id = v.id AND c.revision = v.revision AND c.lease_epoch = v.epoch AND c.lease_owner = $2
+           AND EXISTS (SELECT 1 FROM monitor_workers w WHERE w.id = $2 AND w.lease_until > $3)
+         RETURNING c.id, c.revision, c.lease_epoch AS epoch),
+       res AS (
+         INSERT INTO monitor_results (check_id, observed_at, revision, status, code, reason, latency_ms, details, worker)
+         SELECT v.id, v.observed_at, v.revision, v.status, v.code, v.reason, v.latency, v.details, $2
+         FROM v JOIN up ON up.id = v.id AND up.revision = v.revision AND up.epoch = v.epoch)
+       SELECT id, revision, epoch FROM up`,
       [JSON.stringify(rows), worker, iso(now)])
     const ok = new Set(r.rows.map((x) => `${x.id}/${x.revision}/${x.epoch}`))
     const accepted = new Set(batch.filter((p) => ok.has(`${p.check.id}/${p.revision}/${p.epoch}`)))
-    if (accepted.size === 0) return accepted
-    await insertResults(tx, worker, accepted)
-    await insertEffects(tx, accepted)
+    if (accepted.size > 0) await insertEffects(tx, accepted)
     return accepted
   })
-}
-
-async function insertResults(tx: Sql, worker: string, accepted: ReadonlySet<PendingResult>): Promise<void> {
-  const rows = [...accepted].map((p) => ({
-    check_id: p.check.id, observed_at: iso(p.observedAt), revision: p.revision, status: p.outcome.status, code: p.outcome.code,
-    reason: p.outcome.reason, latency_ms: p.outcome.latencyMs, details: p.outcome.details,
-  }))
-  await tx.query(
-    `INSERT INTO monitor_results (check_id, observed_at, revision, status, code, reason, latency_ms, details, worker)
-     SELECT v.check_id, v.observed_at, v.revision, v.status, v.code, v.reason, v.latency_ms, v.details, $2
-     FROM jsonb_to_recordset($1::jsonb) AS v(check_id uuid, observed_at timestamptz, revision integer, status text, code text,
-       reason text, latency_ms double precision, details jsonb)`, [JSON.stringify(rows), worker])
 }
 
 function transitionReason(p: PendingResult): string {

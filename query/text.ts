@@ -6,7 +6,11 @@
 export interface SearchTerm {
   /** The term as given: a word, or the inside of a phrase. Matched as a case-insensitive substring. */
   text: string
-  /** Its words as the text index knows them: lowercase runs of ASCII letters and digits. */
+  /**
+   * Its ASCII words, lower-cased: what the text index looks up, and what must
+   * be whole words of the matched text. (Words with other letters are left to
+   * the substring match: lower() in the index only folds ASCII.)
+   */
   tokens: string[]
 }
 
@@ -14,12 +18,14 @@ export interface TextQuery {
   terms: SearchTerm[]
 }
 
-const WORD_RE = /[A-Za-z0-9]+/g
+// ClickHouse's splitByNonAlpha: runs of ASCII letters and digits and of any non-ASCII character.
+const WORD_RE = /[A-Za-z0-9\u0080-\uffff]+/g
+const ASCII_WORD_RE = /^[a-z0-9]+$/
 
-/** The words of a string exactly as ClickHouse's splitByNonAlpha tokenizer on lower() sees them. */
+/** The words of a string as the text index on lower(…) sees them: ASCII letters lower-cased, others as written. */
 export function tokensOf(s: string): string[] {
   const out: string[] = []
-  for (const m of s.matchAll(WORD_RE)) out.push(m[0].toLowerCase())
+  for (const m of s.matchAll(WORD_RE)) out.push(m[0].replace(/[A-Z]+/g, (c) => c.toLowerCase()))
   return out
 }
 
@@ -35,7 +41,7 @@ export function parseTextQuery(q: string): TextQuery | null {
     const key = text.toLowerCase()
     if (text === '' || seen.has(key)) return
     seen.add(key)
-    terms.push({ text, tokens: [...new Set(tokensOf(text))] })
+    terms.push({ text, tokens: [...new Set(tokensOf(text).filter((w) => ASCII_WORD_RE.test(w)))] })
   }
   let i = 0
   const n = q.length

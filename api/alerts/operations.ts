@@ -45,7 +45,7 @@ export const CODE_TTL_MS = 15 * 60_000
 export const CODES_PER_HOUR = 5
 const HOUR = 3_600_000
 
-const loc = (...path: string[]) => ['body', 'values', ...path]
+const loc = (...path: (string | number)[]) => ['body', 'values', ...path]
 const missing = (field: string) => detail(loc(field), `Field required for this operation`, 'missing')
 const ts = (n: number) => new Date(n).toISOString()
 
@@ -251,7 +251,7 @@ async function savePolicy(ctx: OperationCtx, v: AlertValues): Promise<Outcome> {
     for (const [i, level] of configuration.escalation.entries()) {
       for (const [j, id] of level.destination_ids.entries()) {
         if ((await lockDestination(ctx.tx, ctx.ws, id.toLowerCase(), ctx.actor)) === undefined) {
-          problems.push(detail(loc('configuration', 'escalation', String(i), 'destination_ids', String(j)), 'No such alert destination', 'value_error', id))
+          problems.push(detail(loc('configuration', 'escalation', i, 'destination_ids', j), 'No such alert destination', 'value_error', id))
         }
       }
     }

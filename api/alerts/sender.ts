@@ -8,11 +8,12 @@
 // record sends it again when the lease runs out.
 import pRetry from 'p-retry'
 import { Agent, type Dispatcher } from 'undici'
-import nodemailer from 'nodemailer'
+import nodemailer, { type Transporter } from 'nodemailer'
 import type { Database } from '../db/index.ts'
 import { alertPolicy } from '../outbound/address.ts'
 import { safeAgent, type Resolver } from '../outbound/dispatcher.ts'
-import { OUTCOMES, postJson, type AttemptResult } from '../outbound/http.ts'
+import { metricOutcome, OUTCOMES, postJson, type AttemptResult } from '../outbound/http.ts'
+import type { DeliveryObserver } from '../metrics/registry.ts'
 import type { Channel } from './channels.ts'
 import type { AlertMessage, DeliveryReason } from './messages.ts'
 import type { AlertSettings } from './settings.ts'
@@ -28,6 +29,8 @@ export interface SenderOptions {
   batch?: number
   leaseMs?: number
   timeoutMs?: number
+  /** Counts every attempt (process metrics). */
+  observer?: DeliveryObserver
   onError?: (err: unknown) => void
 }
 
@@ -63,7 +66,7 @@ export class AlertSender {
   readonly #now: () => number
   readonly #agent: Dispatcher
   readonly #providerAgent: Dispatcher
-  readonly #mail: nodemailer.Transporter | null
+  readonly #mail: Transporter | null
 
   constructor(db: Database, settings: AlertSettings, opts: SenderOptions) {
     this.#db = db
@@ -121,6 +124,7 @@ export class AlertSender {
     try {
       last = await pRetry(async () => {
         const result = await this.#send(d)
+        this.#opts.observer?.delivery(d.channel, metricOutcome(result), result.durationMs / 1000)
         attempt++
         await this.#record(d.id, attempt, result)
         if (result.outcome === OUTCOMES.retry) throw new RetryableAttempt(result)

@@ -7,6 +7,7 @@ import { AuthInvalidError, AuthMissingError, ForbiddenError } from '../errors.ts
 import type { Scope } from '../scopes.ts'
 import type { Contract } from '../edge/contract.ts'
 import { canReach, verifyToken, type Principal, type TokenKind } from './tokens.ts'
+import { ACT_AS_GRANT_HEADER, grantPrincipal } from '../desktop/act-as.ts'
 
 export interface RouteAuth {
   contract: Contract
@@ -46,17 +47,24 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions): Promise<void
     const auth = req.routeOptions.config.auth
     if (auth === undefined || auth.public === true) return
     const owner = (await opts.ownerPrincipal?.(req)) ?? null
-    if (owner !== null) {
+    const actAs = owner === null ? undefined : req.headers[ACT_AS_GRANT_HEADER]
+    if (owner !== null && actAs === undefined) {
       req.principal = owner
       req.isOwner = true
       return
     }
     if (auth.ownerOnly === true) throw new ForbiddenError('this operation is only available to the owner on the local socket')
-    const header = req.headers.authorization
-    if (header === undefined || header === '') throw new AuthMissingError()
-    const m = BEARER_RE.exec(header)
-    if (m === null) throw new AuthInvalidError()
-    const p = await verifyToken(opts.db, m[1] as string)
+    let p: Principal | null
+    if (actAs !== undefined) {
+      // The owner acting with a stored grant's scopes (api/desktop/act-as.ts): checked below like its token.
+      p = await grantPrincipal(opts.db, String(actAs))
+    } else {
+      const header = req.headers.authorization
+      if (header === undefined || header === '') throw new AuthMissingError()
+      const m = BEARER_RE.exec(header)
+      if (m === null) throw new AuthInvalidError()
+      p = await verifyToken(opts.db, m[1] as string)
+    }
     if (p === null) throw new AuthInvalidError()
     req.principal = p
     const kinds = auth.kinds ?? ['access']

@@ -4,6 +4,9 @@ import type { Database, Sql, SqlResult } from './sql.ts'
 
 export async function openPostgres(url: string, maxConnections = 10): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections })
+  // An idle connection the server ends (restart, failover) is dropped from the pool and
+  // the next query reconnects; without a listener the 'error' event would end the process.
+  pool.on('error', () => undefined)
   await pool.query('SELECT 1')
   const query = async <T>(text: string, params?: unknown[]): Promise<SqlResult<T>> => {
     const r = await pool.query(text, params)

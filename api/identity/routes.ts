@@ -64,7 +64,7 @@ export async function identityRoutes(app: FastifyInstance, opts: IdentityRoutesO
   const { db } = opts
   const any = { auth: { contract: 'cloud', scope: null } } as const
 
-  app.get('/v1/me', { config: any }, async (req) => {
+  app.get('/v1/me', { config: any, schema: { summary: 'The caller: credential, workspace and staff member' } }, async (req) => {
     const p = principalOf(req)
     const staff = p.staffId === null ? null : await getStaff(db, p.workspaceId, p.staffId)
     return {
@@ -80,7 +80,7 @@ export async function identityRoutes(app: FastifyInstance, opts: IdentityRoutesO
     }
   })
 
-  app.get('/v1/workspaces', { config: any }, async (req) => {
+  app.get('/v1/workspaces', { config: any, schema: { summary: 'Workspaces the caller can reach' } }, async (req) => {
     const p = principalOf(req)
     // A token belongs to one workspace; the local owner reaches all of them.
     const items = req.isOwner ? await listWorkspaces(db) : await listWorkspaces(db, [p.workspaceId])

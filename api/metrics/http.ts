@@ -3,7 +3,7 @@
 // LOOKOUT_METRICS_TOKEN is set (bearer; compared in constant time).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { AuthInvalidError, AuthMissingError } from '../errors.ts'
 import { SCOPES } from '../scopes.ts'
 import type { IngestRouteLabel, LookoutMetrics } from './registry.ts'
@@ -15,7 +15,7 @@ export interface HttpMetricsOptions {
 }
 
 const FASTIFY_REASONS: Record<string, string> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'bad_request',
@@ -30,13 +30,17 @@ export function errorLabel(err: FastifyError): string {
   return FASTIFY_REASONS[code] ?? (err instanceof SyntaxError ? 'validation' : 'internal')
 }
 
-/** Which ingest route a request is on, or null: ingest routes are the POST routes needing logs:write. */
-export function ingestRouteOf(req: FastifyRequest): IngestRouteLabel | null {
-  if (req.method !== 'POST' || req.routeOptions.config.auth?.scope !== SCOPES.logsWrite) return null
-  const url = req.routeOptions.url ?? ''
+/** Which ingest route a route is, or null: ingest routes are the POST routes needing logs:write. */
+export function ingestRouteOf(method: string | string[], url: string, config: RouteOptions['config']): IngestRouteLabel | null {
+  if (method !== 'POST' || (config as { auth?: { scope?: string | null } } | undefined)?.auth?.scope !== SCOPES.logsWrite) return null
   if (url === '/v1/logs') return 'legacy'
   if (url.endsWith('/otlp/v1/logs')) return 'otlp'
   return 'json'
+}
+
+type Hook = RouteOptions['onResponse']
+function append<T>(hooks: T | T[] | undefined, hook: T): T[] {
+  return hooks === undefined ? [hook] : Array.isArray(hooks) ? [...hooks, hook] : [hooks, hook]
 }
 
 function bodyBytes(req: FastifyRequest): number {
@@ -51,20 +55,34 @@ async function httpMetricsPlugin(app: FastifyInstance, opts: HttpMetricsOptions)
   const { metrics } = opts
   const errors = new WeakMap<FastifyRequest, string>()
 
-  app.addHook('onError', async (req, _reply, err) => {
-    const label = errorLabel(err)
-    errors.set(req, label)
-    metrics.httpError(req.method, req.routeOptions.url ?? 'unmatched', label)
-  })
-
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url ?? 'unmatched'
-    metrics.httpRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000)
-    if (reply.statusCode >= 400) {
-      const ingest = ingestRouteOf(req)
-      // Load shedding answers without an error object: its status is the reason then.
-      if (ingest !== null) metrics.ingestRejected(ingest, errors.get(req) ?? `status_${reply.statusCode}`, bodyBytes(req))
+  // Each route gets its own hooks, closed over its template and ingest kind: nothing is
+  // looked up per request (a request's routeOptions is an object built on each access).
+  app.addHook('onRoute', (route) => {
+    const url = route.url
+    const ingest = ingestRouteOf(route.method, url, route.config)
+    const onError = (req: FastifyRequest, _reply: FastifyReply, err: FastifyError, done: () => void) => {
+      const label = errorLabel(err)
+      errors.set(req, label)
+      metrics.httpError(req.method, url, label)
+      done()
     }
+    const onResponse = (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      metrics.httpRequest(req.method, url, reply.statusCode, reply.elapsedTime / 1000)
+      // Load shedding answers without an error object: its status is the reason then.
+      if (ingest !== null && reply.statusCode >= 400) metrics.ingestRejected(ingest, errors.get(req) ?? `status_${reply.statusCode}`, bodyBytes(req))
+      done()
+    }
+    route.onError = append(route.onError, onError as never)
+    route.onResponse = append(route.onResponse as Hook, onResponse as never) as never
+  })
+  // Requests that match no route share one label.
+  app.addHook('onError', (req, _reply, err, done) => {
+    if (req.is404) metrics.httpError(req.method, 'unmatched', errorLabel(err))
+    done()
+  })
+  app.addHook('onResponse', (req, reply, done) => {
+    if (req.is404) metrics.httpRequest(req.method, 'unmatched', reply.statusCode, reply.elapsedTime / 1000)
+    done()
   })
 
   if (opts.token !== undefined && opts.token !== '') {

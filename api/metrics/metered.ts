@@ -64,6 +64,9 @@ export function meteredLogStore(store: LogStore, metrics: LookoutMetrics): LogSt
     get database() {
       return store.database
     },
+    get cluster() {
+      return store.cluster
+    },
     command: (sql, params) => store.command(sql, params),
     query: (sql, params) => store.query(sql, params),
     ping: () => store.ping(),

@@ -9,6 +9,7 @@ import type { Monitor } from '../../monitor/index.ts'
 import type { Database } from '../db/index.ts'
 import type { ReadinessReport } from '../readiness.ts'
 import { METRICS, type MetricName } from './names.ts'
+import { SeriesCounter, SeriesHistogram } from './series.ts'
 
 /** What the monitor stage reports per probe result (it must not import the api stage: structural). */
 export interface MonitorObserver {
@@ -55,36 +56,39 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver {
   readonly registry = new Registry()
   readonly #watched = new Set<string>()
 
-  readonly #httpRequests = this.#counter('lookout_http_requests_total')
-  readonly #httpDuration = this.#histogram('lookout_http_request_duration_seconds')
-  readonly #httpErrors = this.#counter('lookout_http_errors_total')
-  readonly #ready = this.#gauge('lookout_ready')
-  readonly #dependencyReady = this.#gauge('lookout_dependency_ready')
-  readonly #ingestRequests = this.#counter('lookout_ingest_requests_accepted_total')
-  readonly #ingestEvents = this.#counter('lookout_ingest_events_accepted_total')
-  readonly #ingestBytes = this.#counter('lookout_ingest_bytes_accepted_total')
-  readonly #ingestEventsRejected = this.#counter('lookout_ingest_events_rejected_total')
-  readonly #ingestRejected = this.#counter('lookout_ingest_requests_rejected_total')
-  readonly #ingestBytesRejected = this.#counter('lookout_ingest_bytes_rejected_total')
-  readonly #ingestDuplicates = this.#counter('lookout_ingest_duplicate_messages_total')
-  readonly #publishDuration = this.#histogram('lookout_jetstream_publish_duration_seconds')
-  readonly #publishes = this.#counter('lookout_jetstream_publishes_total')
-  readonly #publishBytes = this.#counter('lookout_jetstream_publish_bytes_total')
-  readonly #monitorChecks = this.#counter('lookout_monitor_checks_total')
-  readonly #deliveries = this.#counter('lookout_deliveries_total')
-  readonly #deliveryDuration = this.#histogram('lookout_delivery_duration_seconds')
-  #insertDuration: Histogram | null = null
-  #batchBytes: Histogram | null = null
+  // Written on the request path: series kept as plain numbers (series.ts).
+  readonly #httpRequests = this.#series('lookout_http_requests_total')
+  readonly #httpDuration = this.#seriesHistogram('lookout_http_request_duration_seconds')
+  readonly #httpErrors = this.#series('lookout_http_errors_total')
+  // Created by the first readiness report: a process without the api role has no gate.
+  #ready: Gauge | null = null
+  #dependencyReady: Gauge | null = null
+  readonly #ingestRequests = this.#series('lookout_ingest_requests_accepted_total')
+  readonly #ingestEvents = this.#series('lookout_ingest_events_accepted_total')
+  readonly #ingestBytes = this.#series('lookout_ingest_bytes_accepted_total')
+  readonly #ingestEventsRejected = this.#series('lookout_ingest_events_rejected_total')
+  readonly #ingestRejected = this.#series('lookout_ingest_requests_rejected_total')
+  readonly #ingestBytesRejected = this.#series('lookout_ingest_bytes_rejected_total')
+  readonly #ingestDuplicates = this.#series('lookout_ingest_duplicate_messages_total')
+  readonly #publishDuration = this.#seriesHistogram('lookout_jetstream_publish_duration_seconds')
+  readonly #publishes = this.#series('lookout_jetstream_publishes_total')
+  readonly #publishBytes = this.#series('lookout_jetstream_publish_bytes_total')
+  readonly #monitorChecks = this.#series('lookout_monitor_checks_total')
+  readonly #deliveries = this.#series('lookout_deliveries_total')
+  readonly #deliveryDuration = this.#seriesHistogram('lookout_delivery_duration_seconds')
+  #insertDuration: SeriesHistogram | null = null
+  #batchBytes: SeriesHistogram | null = null
 
   constructor(options: { processMetrics?: boolean } = {}) {
     // Memory, CPU, GC and event-loop lag (nodejs_eventloop_lag_*) under their usual names.
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry })
     for (const r of INGEST_ROUTE_LABELS) {
       // Present from the start, so rate() sees the first request.
-      this.#ingestRequests.inc({ route: r }, 0)
-      this.#ingestEvents.inc({ route: r }, 0)
-      this.#ingestBytes.inc({ route: r }, 0)
+      this.#ingestRequests.inc([r], 0)
+      this.#ingestEvents.inc([r], 0)
+      this.#ingestBytes.inc([r], 0)
     }
+    this.#publishBytes.inc([], 0)
   }
 
   get contentType(): string {
@@ -99,56 +103,58 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver {
   // ---- calls from the request and message paths ----
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    this.#httpRequests.inc({ method, route, status_code: status })
-    this.#httpDuration.observe({ method, route }, seconds)
+    this.#httpRequests.inc([method, route, status])
+    this.#httpDuration.observe([method, route], seconds)
   }
 
   httpError(method: string, route: string, code: string): void {
-    this.#httpErrors.inc({ method, route, code })
+    this.#httpErrors.inc([method, route, code])
   }
 
   ingestAccepted(route: IngestRouteLabel, events: number, bytes: number, rejectedEvents: number, duplicateMessages: number): void {
-    this.#ingestRequests.inc({ route })
-    this.#ingestEvents.inc({ route }, events)
-    this.#ingestBytes.inc({ route }, bytes)
-    if (rejectedEvents > 0) this.#ingestEventsRejected.inc({ route, reason: 'invalid_record' }, rejectedEvents)
-    if (duplicateMessages > 0) this.#ingestDuplicates.inc({ route }, duplicateMessages)
+    this.#ingestRequests.inc([route])
+    this.#ingestEvents.inc([route], events)
+    this.#ingestBytes.inc([route], bytes)
+    if (rejectedEvents > 0) this.#ingestEventsRejected.inc([route, 'invalid_record'], rejectedEvents)
+    if (duplicateMessages > 0) this.#ingestDuplicates.inc([route], duplicateMessages)
   }
 
   ingestRejected(route: IngestRouteLabel, reason: string, bytes: number): void {
-    this.#ingestRejected.inc({ route, reason })
-    if (bytes > 0) this.#ingestBytesRejected.inc({ route, reason }, bytes)
+    this.#ingestRejected.inc([route, reason])
+    if (bytes > 0) this.#ingestBytesRejected.inc([route, reason], bytes)
   }
 
   published(result: 'stored' | 'duplicate' | 'buffer_full' | 'unavailable', seconds: number, bytes: number): void {
-    this.#publishes.inc({ result })
+    this.#publishes.inc([result])
     if (result === 'stored' || result === 'duplicate') {
-      this.#publishDuration.observe(seconds)
-      this.#publishBytes.inc(bytes)
+      this.#publishDuration.observe([], seconds)
+      this.#publishBytes.inc([], bytes)
     }
   }
 
   loaderInsert(ok: boolean, seconds: number, bytes: number): void {
-    this.#insertDuration ??= this.#histogram('lookout_loader_insert_duration_seconds')
-    this.#batchBytes ??= this.#histogram('lookout_loader_batch_bytes')
-    this.#insertDuration.observe({ result: ok ? 'ok' : 'error' }, seconds)
-    if (ok) this.#batchBytes.observe(bytes)
+    this.#insertDuration ??= this.#seriesHistogram('lookout_loader_insert_duration_seconds')
+    this.#batchBytes ??= this.#seriesHistogram('lookout_loader_batch_bytes')
+    this.#insertDuration.observe([ok ? 'ok' : 'error'], seconds)
+    if (ok) this.#batchBytes.observe([], bytes)
   }
 
   readiness(report: ReadinessReport, opened: boolean): void {
+    this.#ready ??= this.#gauge('lookout_ready')
+    this.#dependencyReady ??= this.#gauge('lookout_dependency_ready')
     this.#ready.set(opened ? 1 : 0)
     for (const [dependency, state] of Object.entries(report.dependencies)) this.#dependencyReady.set({ dependency }, state === 'ready' ? 1 : 0)
   }
 
   /** MonitorObserver: one probe result. */
   checkRun(kind: string, result: string): void {
-    this.#monitorChecks.inc({ kind, result })
+    this.#monitorChecks.inc([kind, result])
   }
 
   /** DeliveryObserver: one outbound delivery attempt. */
   delivery(channel: string, outcome: string, seconds?: number): void {
-    this.#deliveries.inc({ channel, outcome })
-    if (seconds !== undefined) this.#deliveryDuration.observe({ channel }, seconds)
+    this.#deliveries.inc([channel, outcome])
+    if (seconds !== undefined) this.#deliveryDuration.observe([channel], seconds)
   }
 
   // ---- state read at scrape time ----
@@ -206,8 +212,8 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver {
     this.#counterFrom('lookout_loader_dead_lettered_total', () => s.deadLettered)
     this.#counterFrom('lookout_loader_duplicates_skipped_total', () => s.duplicatesSkipped)
     this.#gauge('lookout_loader_last_batch_rows', function () { this.set(s.lastBatchRows) })
-    this.#insertDuration ??= this.#histogram('lookout_loader_insert_duration_seconds')
-    this.#batchBytes ??= this.#histogram('lookout_loader_batch_bytes')
+    this.#insertDuration ??= this.#seriesHistogram('lookout_loader_insert_duration_seconds')
+    this.#batchBytes ??= this.#seriesHistogram('lookout_loader_batch_bytes')
   }
 
   watchLogStore(store: LogStore): void {
@@ -282,6 +288,16 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver {
       if (v > last) this.inc(v - last)
       last = v
     })
+  }
+
+  #series(name: MetricName): SeriesCounter {
+    const spec = METRICS[name]
+    return new SeriesCounter(this.registry, name, spec.help, spec.labels)
+  }
+
+  #seriesHistogram(name: MetricName): SeriesHistogram {
+    const spec = METRICS[name] as { help: string; labels: readonly string[]; buckets?: readonly number[] }
+    return new SeriesHistogram(this.registry, name, spec.help, spec.labels, spec.buckets ?? [])
   }
 
   #counter(name: MetricName, collect?: (this: Counter) => void | Promise<void>): Counter {

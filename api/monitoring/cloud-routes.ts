@@ -17,7 +17,8 @@ import { resourceExists } from '../resources/store.ts'
 import { SCOPES } from '../scopes.ts'
 import { cloudNewCheck, cloudPatch, type MonitorChange } from './input.ts'
 import { MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY } from './schemas.ts'
-import { openIncidents, statusOf, type DeliveryView } from './views.ts'
+import { openIncidents, statusOf } from './views.ts'
+import { alertDeliveriesView } from '../alerts/deliveries.ts'
 
 export interface MonitoringRoutesOptions {
   db: Database
@@ -76,12 +77,9 @@ export async function cloudMonitoringRoutes(app: FastifyInstance, opts: Monitori
         const last = page.items[page.items.length - 1]
         return { view: 'incidents', resource_id: rid, items: page.items, next_cursor: page.more && last !== undefined ? cursors.encode('monitor-incidents', [last.seq]) : null }
       }
-      case 'deliveries': {
-        pageAfter(cursors, 'monitor-deliveries', q.cursor)
-        // Alert routing (a later stage) fills this from the outbox; the shape is DeliveryView.
-        const items: DeliveryView[] = []
-        return { view: 'deliveries', resource_id: rid, items, next_cursor: null }
-      }
+      case 'deliveries':
+        // Alert deliveries with their attempts (api/alerts/deliveries.ts).
+        return alertDeliveriesView(db, cursors, ws, rid, q.limit, q.cursor)
     }
   })
 

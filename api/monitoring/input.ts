@@ -2,7 +2,7 @@
 // with the checks a schema cannot express (per-kind configuration, credential
 // references, location rules, source ids) reported at their place in the body.
 import {
-  ALL_LOCATIONS, defaultLocation, parseConfig, parseCredentialRef, sourceExists,
+  ALL_LOCATIONS, defaultLocation, parseConfig, parseCredentialRef, sourceOnResource,
   type CheckConfig, type CheckPatch, type CheckRow, type ConfigIssue, type CredentialRef, type Kind, type Location, type NewCheck, type Sql,
 } from '../../monitor/index.ts'
 import { RequestInvalid } from '../edge/error-handler.ts'
@@ -72,9 +72,9 @@ export class Problems {
     return loc
   }
 
-  async source(db: Sql, id: string | null | undefined): Promise<void> {
+  async source(db: Sql, ws: string, rid: string, id: string | null | undefined): Promise<void> {
     if (id == null) return
-    if (!(await sourceExists(db, id))) this.add(detail(this.#places.sourceId, 'no monitor source has this id', 'value_error', id))
+    if (!(await sourceOnResource(db, ws, rid, id))) this.add(detail(this.#places.sourceId, 'no enrolled monitor source of this resource has this id', 'value_error', id))
   }
 
   throwIfAny(): void {
@@ -105,7 +105,7 @@ export async function cloudNewCheck(db: Sql, ws: string, rid: string, b: Monitor
   const location = p.location(kind, b.location)
   const config = p.config(kind, b.configuration ?? {})
   const credential = b.credential == null ? null : p.credential(b.credential)
-  await p.source(db, b.source_id)
+  await p.source(db, ws, rid, b.source_id)
   p.throwIfAny()
   return {
     id: b.id ?? undefined, workspaceId: ws, resourceId: rid, name: b.name as string, kind, location, config: config as CheckConfig,
@@ -129,7 +129,7 @@ export async function cloudPatch(db: Sql, row: CheckRow, b: MonitorChange): Prom
   }
   if (b.credential != null) patch.credential = Object.keys(b.credential).length === 0 ? null : p.credential(b.credential)
   if (b.source_id != null) {
-    await p.source(db, b.source_id)
+    await p.source(db, row.workspace_id, row.resource_id, b.source_id)
     patch.sourceId = b.source_id
   }
   if (b.enabled != null) patch.enabled = b.enabled

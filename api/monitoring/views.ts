@@ -40,20 +40,3 @@ export async function desktopOverview(db: Sql, ws: string, rid: string, now: num
   const transitions = (await listTransitions(db, ws, rid, DESKTOP_TRANSITIONS, null)).items
   return { ...status, incidents, transitions }
 }
-
-/**
- * One alert delivery as view=deliveries will list it once alert routing
- * consumes the outbox (until then the list is empty).
- */
-export interface DeliveryView {
-  id: string
-  incident_id: string
-  event_type: 'incident.opened' | 'incident.closed'
-  channel: 'email' | 'sms' | 'webhook' | 'slack' | 'discord'
-  destination: string
-  state: 'queued' | 'delivered' | 'failed'
-  attempts: number
-  last_attempt_at: string | null
-  last_error: string | null
-  created_at: string
-}

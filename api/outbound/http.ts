@@ -30,6 +30,11 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   return Number.isNaN(at) ? null : Math.max(0, at - now)
 }
 
+/** The outcome as the delivery metrics label it: a refused destination is counted apart from other failures. */
+export function metricOutcome(r: AttemptResult): string {
+  return r.outcome === OUTCOMES.failed && r.error?.startsWith('refused:') === true ? 'refused' : r.outcome
+}
+
 export function classifyStatus(status: number): Outcome {
   if (status >= 200 && status < 300) return OUTCOMES.delivered
   if (RETRY_STATUSES.has(status) || status >= 500) return OUTCOMES.retry

@@ -1,4 +1,8 @@
 // What the rest of the api stage (app.ts, index.ts) uses of the project area.
+import { itemPageQuery, listItems } from './store/lists.ts'
+import { createTask, updateTask } from './store/tasks.ts'
+import { ensureProject } from './store/defaults.ts'
+
 export { projectRoutes } from './routes/plugin.ts'
 export type { ProjectRouteOptions } from './routes/common.ts'
 export { PROJECT_MIGRATIONS } from './migrations.ts'
@@ -9,8 +13,5 @@ export type { WorkState, ActionName } from './state-model.ts'
 export type { ProjectCtx, Actor } from './store/context.ts'
 export type { ItemFilters } from './store/lists.ts'
 
-import { itemPageQuery, listItems } from './store/lists.ts'
-import { createTask, updateTask } from './store/tasks.ts'
-import { ensureProject } from './store/defaults.ts'
 /** The store functions behind the task routes, for in-process callers (the benchmark's baseline, tools). */
 export const projectStore = { ensureProject, createTask, updateTask, listItems, itemPageQuery } as const

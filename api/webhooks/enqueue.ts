@@ -5,19 +5,34 @@
 // subscription selected the event type; its board filter (if any) holds the
 // task's board; its assignee filter (if any) holds the previous or the new
 // assignee (so an unassignment matches the one unassigned). Only local tasks
-// emit; restores never do (task.restored is not a webhook event).
+// emit; restores never do (task.restored is not a webhook event), and neither
+// costs a query. One single-table statement otherwise: it plans quickly, and
+// finds nothing quickly in a workspace without enabled subscriptions.
 import type { Sql } from '../db/index.ts'
+import { SUBSCRIBABLE_EVENTS } from './envelope.ts'
 
-export async function enqueueWebhookDeliveries(tx: Sql, projectEventId: string): Promise<number> {
+export interface AssignmentEvent {
+  /** The project_events id: the webhook event id. */
+  id: string
+  workspaceId: string
+  type: string
+  task: { id: string; board_id: string | null; revision: number; origin: string }
+  previousAssignee: number | null
+  assignee: number | null
+}
+
+export async function enqueueWebhookDeliveries(tx: Sql, e: AssignmentEvent): Promise<number> {
+  if (e.task.origin !== 'local' || !(SUBSCRIBABLE_EVENTS as readonly string[]).includes(e.type)) return 0
+  // now() is the transaction's timestamp: the same instant project_events recorded as occurred_at.
   const r = await tx.query(
     `INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, generation, event_id, event_type, occurred_at, task_id, board_id,
        task_revision, previous_assignee, assignee, next_attempt_at, created_at)
-     SELECT gen_random_uuid(), s.workspace_id, s.id, s.generation, e.id, e.type, e.occurred_at, e.task_id, e.board_id,
-       e.task_revision, e.previous_assignee, e.assignee, e.occurred_at, e.occurred_at
-     FROM project_events e JOIN webhook_subscriptions s ON s.workspace_id = e.workspace_id
-     WHERE e.id = $1 AND e.origin = 'local' AND s.enabled AND e.type = ANY(s.events)
-       AND (s.board_ids IS NULL OR e.board_id = ANY(s.board_ids))
-       AND (s.assignee_ids IS NULL OR e.previous_assignee = ANY(s.assignee_ids) OR e.assignee = ANY(s.assignee_ids))
-     ON CONFLICT (subscription_id, event_id) DO NOTHING`, [projectEventId])
+     SELECT gen_random_uuid(), s.workspace_id, s.id, s.generation, $2::uuid, $3::text, now(), $4::uuid, $5::uuid, $6::int, $7::int, $8::int, now(), now()
+     FROM webhook_subscriptions s
+     WHERE s.workspace_id = $1::uuid AND s.enabled AND $3::text = ANY(s.events)
+       AND (s.board_ids IS NULL OR $5::uuid = ANY(s.board_ids))
+       AND (s.assignee_ids IS NULL OR $7::int = ANY(s.assignee_ids) OR $8::int = ANY(s.assignee_ids))
+     ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+    [e.workspaceId, e.id, e.type, e.task.id, e.task.board_id, e.task.revision, e.previousAssignee, e.assignee])
   return r.rowCount
 }

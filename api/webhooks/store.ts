@@ -161,6 +161,9 @@ export async function updateSubscription(
          WHERE subscription_id = $1 AND state = 'queued' AND generation < $2`,
         [cur.id, row.generation, !enabled ? 'cancelled: the subscription was disabled' : 'cancelled: the configuration was saved'])
       cancelled = c.rowCount
+    } else {
+      // Enabling or rotating keeps the configuration: queued deliveries carry on under the new generation.
+      await tx.query(`UPDATE webhook_deliveries SET generation = $2 WHERE subscription_id = $1 AND state = 'queued'`, [cur.id, row.generation])
     }
     return { subscription: subscriptionView(row), ...(secret !== undefined ? { secret } : {}), cancelled }
   })
@@ -234,7 +237,7 @@ export async function listDeliveries(
 ): Promise<{ items: DeliveryView[]; last: number | null }> {
   const r = await db.query<DeliveryRow>(
     `SELECT *, seq::text AS seq FROM webhook_deliveries WHERE subscription_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
-       AND ($3::text IS NULL OR state = $3) ORDER BY seq DESC LIMIT $4`,
+       AND ($3::text IS NULL OR state = $3) ORDER BY webhook_deliveries.seq DESC LIMIT $4`,
     [subscriptionId, beforeSeq === null ? null : String(beforeSeq), state ?? null, limit + 1])
   const rows = r.rows.slice(0, limit)
   const last = rows[rows.length - 1]

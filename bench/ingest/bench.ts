@@ -88,7 +88,7 @@ async function runScenario(
   io.log(`${name}: ${templates.length} templates of ${source.eventsPerRequest} events, ~${(bytesPerRequest / 1024).toFixed(0)} KiB per request as sent`)
 
   const sender = new OpenLoopSender(pipeline.url, { connections: o.connections, timeoutMs: o.timeoutMs })
-  const freshness = pipeline.lookup === null ? null : new FreshnessTracker(pipeline.lookup, { everyMs: o.freshEveryMs, originMs })
+  const freshness = pipeline.lookup === null || o.freshEveryMs <= 0 ? null : new FreshnessTracker(pipeline.lookup, { everyMs: o.freshEveryMs, originMs })
   freshness?.start()
   const ctx: StepContext = {
     pipeline, sender, source, freshness, backlog, progress: io.progress, thresholds,

@@ -9,7 +9,12 @@ import type { LogStore } from '../../ingest/index.ts'
 export interface MarkerRef {
   nonce: string
   resourceId: string
+  /** The marker event's timestamp (ms since the epoch): searches start just before it. */
+  timeMs: number
 }
+
+/** Searches start a second before the marker's timestamp (ms rounding, clocks). */
+const WINDOW_SLACK_MS = 1000
 
 export interface MarkerLookup {
   readonly kind: 'query-route' | 'clickhouse'
@@ -43,14 +48,15 @@ export class QueryRouteLookup implements MarkerLookup {
     return { ok: false, reason: `the log query route answered ${res.statusCode} to a search: ${text.slice(0, 200)}` }
   }
 
-  #path(rid: string, nonce: string): string {
-    return `/v1/workspaces/${this.#ws}/resources/${rid}/logs?q=${nonce}&limit=1`
+  #path(rid: string, nonce: string, timeMs?: number): string {
+    const start = timeMs === undefined ? '' : `&start=${encodeURIComponent(new Date(timeMs - WINDOW_SLACK_MS).toISOString())}`
+    return `/v1/workspaces/${this.#ws}/resources/${rid}/logs?q=${nonce}&limit=1${start}`
   }
 
   async find(markers: readonly MarkerRef[]): Promise<Set<string>> {
     const found = new Set<string>()
     await Promise.all(markers.map(async (m) => {
-      const res = await this.#pool.request({ method: 'GET', path: this.#path(m.resourceId, m.nonce), headers: this.#headers })
+      const res = await this.#pool.request({ method: 'GET', path: this.#path(m.resourceId, m.nonce, m.timeMs), headers: this.#headers })
       const body = await res.body.text()
       if (res.statusCode !== 200) return
       const page = JSON.parse(body) as { events?: { message?: string }[]; items?: { message?: string }[] }
@@ -77,14 +83,18 @@ export class StoreLookup implements MarkerLookup {
 
   async find(markers: readonly MarkerRef[]): Promise<Set<string>> {
     if (markers.length === 0) return new Set()
-    const params: Record<string, unknown> = { rids: [...new Set(markers.map((m) => m.resourceId))] }
+    const params: Record<string, unknown> = {
+      rids: [...new Set(markers.map((m) => m.resourceId))],
+      since: Math.min(...markers.map((m) => m.timeMs)) - WINDOW_SLACK_MS,
+    }
     const terms = markers.map((m, i) => {
       params[`m${i}`] = m.nonce
       return `hasToken(lower(message), {m${i}:String})`
     })
     const r = await this.#store.query<{ n: string }>(
       `SELECT DISTINCT extract(message, 'nonce=([0-9a-f]{16})') AS n FROM ${this.#store.database}.logs
-       WHERE resource_id IN {rids:Array(UUID)} AND (${terms.join(' OR ')})`, params)
+       WHERE resource_id IN {rids:Array(UUID)} AND timestamp >= fromUnixTimestamp64Milli({since:Int64})
+         AND (${terms.join(' OR ')})`, params)
     return new Set(r.rows.map((row) => row.n))
   }
 
@@ -116,14 +126,21 @@ export class FreshnessTracker {
   readonly #outstanding = new Map<string, Outstanding>()
   #nextSampleMs = 0
   #timer: NodeJS.Timeout | null = null
-  #polling: Promise<void> | null = null
+  #polling: Promise<number> | null = null
   #step = 0
+  /** Lookups issued (each one a search the pipeline answers), and those that failed. */
+  lookups = 0
   lookupErrors = 0
 
+  /**
+   * @param o.everyMs one marker per this interval
+   * @param o.pollMs the shortest wait between lookups; a marker waiting longer is looked for every
+   *   tenth of its age, so a slow pipeline is not searched more often than the answer needs
+   */
   constructor(lookup: MarkerLookup, o: { everyMs: number; pollMs?: number; originMs: number }) {
     this.#lookup = lookup
     this.#everyMs = o.everyMs
-    this.#pollMs = o.pollMs ?? 100
+    this.#pollMs = o.pollMs ?? 250
     this.#originMs = o.originMs
   }
 
@@ -158,9 +175,11 @@ export class FreshnessTracker {
   start(): void {
     if (this.#timer !== null) return
     const loop = (): void => {
-      this.#polling = this.#poll().finally(() => {
+      const p = this.#poll()
+      this.#polling = p
+      void p.then((waitMs) => {
         this.#polling = null
-        if (this.#timer !== null) this.#timer = setTimeout(loop, this.#pollMs)
+        if (this.#timer !== null) this.#timer = setTimeout(loop, waitMs)
       })
     }
     this.#timer = setTimeout(loop, this.#pollMs)
@@ -172,27 +191,33 @@ export class FreshnessTracker {
     await this.#polling
   }
 
-  async #poll(): Promise<void> {
+  /** One round of lookups; returns how long to wait before the next. */
+  async #poll(): Promise<number> {
     const acked = [...this.#outstanding.values()].filter((o) => o.acked).sort((a, b) => a.intendedMs - b.intendedMs)
-    if (acked.length === 0) return
+    if (acked.length === 0) return this.#pollMs
     try {
       if (this.#lookup.batched) {
         // A query sees the parts that existed when it started: a marker found was queryable by then.
         const asked = performance.now()
+        this.lookups++
         this.#record(acked, await this.#lookup.find(acked.map((o) => o.ref)), asked)
-        return
-      }
-      // One at a time, oldest first: rows become queryable about in send order (one stream, loaded in
-      // order), so the first one missing ends the poll and the searches do not load the pipeline.
-      for (const o of acked) {
-        const asked = performance.now()
-        const found = await this.#lookup.find([o.ref])
-        this.#record([o], found, asked)
-        if (!found.has(o.ref.nonce)) break
+      } else {
+        // One at a time, oldest first: rows become queryable about in send order (one stream, loaded
+        // in order), so the first one missing ends the round and the searches barely load the pipeline.
+        for (const o of acked) {
+          const asked = performance.now()
+          this.lookups++
+          const found = await this.#lookup.find([o.ref])
+          this.#record([o], found, asked)
+          if (!found.has(o.ref.nonce)) break
+        }
       }
     } catch {
       this.lookupErrors++
     }
+    let oldest = Number.POSITIVE_INFINITY
+    for (const o of this.#outstanding.values()) if (o.acked) oldest = Math.min(oldest, o.intendedMs)
+    return Number.isFinite(oldest) ? Math.max(this.#pollMs, (performance.now() - oldest) / 10) : this.#pollMs
   }
 
   #record(markers: readonly Outstanding[], found: ReadonlySet<string>, asked: number): void {

@@ -102,7 +102,7 @@ Load
   --max-freshness D    freshness p99 threshold (default 30s)
   --connections N      HTTP connections (default 64)         --timeout D  per request (default 30s)
   --warmup D           unrecorded warm-up at the first rate (default 3s)
-  --fresh-every D      freshness sample interval (default 1s) --drain-timeout D (default 120s)
+  --fresh-every D      freshness sample interval (default 1s; 0: off) --drain-timeout D (default 120s)
 Baselines
   --baseline-events N  events through each raw baseline (default 200000; 0 skips them)
 Sizing
@@ -242,7 +242,7 @@ export function parseBenchArgs(argv: readonly string[], defaultOut: string): Ben
     maxFreshnessMs: v['max-freshness'] === undefined ? 30_000 : parseDuration('max-freshness', v['max-freshness']),
     connections: int('connections', v.connections, 64, 1, 10_000),
     warmupMs: v.warmup === undefined ? 3000 : parseDuration('warmup', v.warmup),
-    freshEveryMs: v['fresh-every'] === undefined ? 1000 : Math.max(10, parseDuration('fresh-every', v['fresh-every'])),
+    freshEveryMs: v['fresh-every'] === undefined ? 1000 : parseDuration('fresh-every', v['fresh-every']),
     timeoutMs: v.timeout === undefined ? 30_000 : Math.max(100, parseDuration('timeout', v.timeout)),
     drainTimeoutMs: v['drain-timeout'] === undefined ? 120_000 : parseDuration('drain-timeout', v['drain-timeout']),
     baselineEvents: int('baseline-events', v['baseline-events'], 200_000, 0),

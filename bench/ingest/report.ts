@@ -62,12 +62,12 @@ export function formatReport(r: BenchResult): string {
   out.push('')
   out.push('Freshness (send to queryable, sampled), JetStream backlog, drain after the last send, harness lag behind its schedule, machine load')
   out.push(textTable(
-    ['step', 'fresh p50 s', 'p90', 'p99', 'max', 'samples', 'lost', 'backlog max msgs', 'bytes', 'drain s', 'send lag p99 ms', 'load avg'],
+    ['step', 'fresh p50 s', 'p90', 'p99', 'max', 'samples', 'lost', 'lookups', 'backlog max msgs', 'bytes', 'drain s', 'send lag p99 ms', 'load avg'],
     steps.map((s) => {
       const f = s.freshnessMs
       return [
         stepName(s), f === null ? '-' : sec(f.p50), f === null ? '-' : sec(f.p90), f === null ? '-' : sec(f.p99), f === null ? '-' : sec(f.max),
-        f === null ? '-' : String(f.count), f === null ? '-' : String(f.lost),
+        f === null ? '-' : String(f.count), f === null ? '-' : String(f.lost), f === null ? '-' : String(f.lookups),
         s.backlog === null ? '-' : String(s.backlog.maxMessages), s.backlog === null ? '-' : fmtBytes(s.backlog.maxBytes),
         num(s.drainS, 1), ms(s.senderLagMs.p99), num(s.loadAverage),
       ]

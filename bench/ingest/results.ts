@@ -35,7 +35,8 @@ export interface StepResult {
   errorRate: number
   ackMs: Summary
   senderLagMs: Summary
-  freshnessMs: (Summary & { lost: number }) | null
+  /** `lookups`: searches the harness made to find its markers (their cost is in the pipeline's CPU). */
+  freshnessMs: (Summary & { lost: number; lookups: number }) | null
   backlog: { maxMessages: number; maxBytes: number } | null
   /** From the last send until the backlog was empty and every marker seen. */
   drainS: number

@@ -14,6 +14,8 @@ export interface OutgoingRequest {
   /** The request's unique nonce, also its freshness marker. */
   nonce: string
   resourceId: string
+  /** The marker event's timestamp, ms since the epoch. */
+  timeMs: number
 }
 
 export interface RequestSource {

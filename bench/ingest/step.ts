@@ -71,9 +71,10 @@ export async function runStep(ctx: StepContext, scenario: ScenarioName, step: nu
   const backlogTimer = setInterval(() => void readBacklog(), 500)
 
   ctx.freshness?.setStep(step)
+  const lookups0 = ctx.freshness?.lookups ?? 0
   const schedule = new OpenLoopSchedule(rate / epr, performance.now() + 5, durationMs)
   const handle = ctx.sender.run(schedule, ctx.source, {
-    onSend: (req, intended) => ctx.freshness?.onSend({ nonce: req.nonce, resourceId: req.resourceId }, intended),
+    onSend: (req, intended) => ctx.freshness?.onSend({ nonce: req.nonce, resourceId: req.resourceId, timeMs: req.timeMs }, intended),
     onResult: (req, r: RequestResult) => {
       counts.due++
       sentBytes += r.status === DROPPED ? 0 : r.bytes
@@ -149,7 +150,7 @@ export async function runStep(ctx: StepContext, scenario: ScenarioName, step: nu
 
   const samples = ctx.freshness === null ? [] : ctx.freshness.samples.filter((s) => s.step === step)
   const found = samples.filter((s) => Number.isFinite(s.freshnessMs)).map((s) => s.freshnessMs)
-  const freshnessMs = ctx.freshness === null ? null : { ...summarize(found), lost: samples.length - found.length }
+  const freshnessMs = ctx.freshness === null ? null : { ...summarize(found), lost: samples.length - found.length, lookups: ctx.freshness.lookups - lookups0 }
   const ackMs = summarize(latencies)
   const senderLagMs = summarize(lags)
   const errorRate = counts.due === 0 ? 0 : (counts.due - counts.ok) / counts.due

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import {
   encodeJson, encodeJsonBatch, encodeLegacy, encodeProtobuf, makeRecords, type TrafficShape,
 } from '../lib/traffic.ts'
-import { makeTemplate, NONCE_PLACEHOLDER, renderBody, type BodyTemplate } from '../lib/payload.ts'
+import { makeTemplate, NONCE_PLACEHOLDER, renderBody, SENTINEL_OBSERVED, SENTINEL_TIME, type BodyTemplate } from '../lib/payload.ts'
 import type { Scenario } from './options.ts'
 import type { OutgoingRequest, RequestSource } from './sender.ts'
 
@@ -26,9 +26,12 @@ export interface TrafficPlan {
 /** Encodes one template; `k` picks its records (and its resource on the legacy route). */
 export function encodeTemplate(plan: TrafficPlan, k: number, nowMs: number): BodyTemplate {
   const records = makeRecords(k + 1, plan.shape, nowMs)
-  const last = records[records.length - 1] as unknown as { body: string }
-  // The nonce in the last record's message: unique per send, searchable as the freshness marker.
+  const last = records[records.length - 1] as unknown as { body: string; hrTime: readonly [number, number]; hrTimeObserved: readonly [number, number] }
+  // The last record is the freshness marker: a nonce in its message, unique per send, and the send
+  // time as its timestamps, so a search for it can be confined to the last moments.
   last.body = `${last.body} nonce=${NONCE_PLACEHOLDER}`
+  last.hrTime = SENTINEL_TIME
+  last.hrTimeObserved = SENTINEL_OBSERVED
   const s = plan.scenario
   let bytes: Uint8Array
   if (s.route === 'otlp') bytes = s.format === 'protobuf' ? encodeProtobuf(records) : encodeJson(records)
@@ -101,7 +104,8 @@ export class TrafficSource implements RequestSource {
     const t = this.templates[k] as BodyTemplate
     const target = this.#plan.scenario.route === 'legacy' ? this.#targets[k] : this.#targets[i % this.#targets.length]
     const nonce = this.nextNonce()
+    const timeMs = Date.now()
     const { path, headers, resourceId } = target as { path: string; headers: Record<string, string>; resourceId: string }
-    return { path, headers, body: renderBody(t, nonce), events: t.records, nonce, resourceId }
+    return { path, headers, body: renderBody(t, nonce, timeMs), events: t.records, nonce, resourceId, timeMs }
   }
 }

@@ -4,13 +4,16 @@
 // lateness, CPU per 1000 checks (extrapolated to 10,000 checks at 120 s), RSS,
 // and the same probes run raw (no scheduler, no state, no database) as the baseline.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { PG_MIGRATIONS, createWorkspace, migrate, openPglite, registerResource } from '../../api/index.ts'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { PG_MIGRATIONS, createWorkspace, migrate, openPglite, openPostgres, registerResource } from '../../api/index.ts'
 import { HttpsRunner, Monitor, TcpRunner, createCheck, parseConfig, type ProbeTarget, type Runner } from '../../monitor/index.ts'
 import { mib, rssSampler, summarize } from '../lib/stats.ts'
+import { processCpuSeconds } from '../lib/procstat.ts'
+import { startPostgresServer, type TestDatabase } from '../../test/helpers/servers.ts'
 
 const env = (name: string, dflt: number) => (process.env[name] === undefined ? dflt : Number(process.env[name]))
 const CHECKS = env('BENCH_CHECKS', 10_000)
@@ -23,6 +26,17 @@ const REAL_INTERVAL_S = 120
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/** CPU seconds of a process and its live children (a PostgreSQL server forks a backend per connection). */
+function treeCpu(pid: number): number {
+  let total = processCpuSeconds(pid)
+  try {
+    for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)) if (c !== '') total += treeCpu(Number(c))
+  } catch {
+    // gone
+  }
+  return total
+}
+
 // ---- targets in a child process ----
 const child = spawn(process.execPath, [join(import.meta.dirname, 'targets.ts')], { stdio: ['ignore', 'pipe', 'inherit'] })
 const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))
@@ -30,9 +44,14 @@ const targets = JSON.parse(line) as { https: number; tcp: number; cert: string }
 const httpsConfig = { url: `https://127.0.0.1:${targets.https}/`, ca: targets.cert, interval_seconds: INTERVAL_S, timeout_seconds: Math.min(10, INTERVAL_S) }
 const tcpConfig = { host: '127.0.0.1', port: targets.tcp, interval_seconds: INTERVAL_S, timeout_seconds: Math.min(10, INTERVAL_S) }
 
-// ---- state ----
+// ---- state: PGlite in this process (the embedded default), or a PostgreSQL server (BENCH_PG=1) ----
 const dir = mkdtempSync(join(tmpdir(), 'lookout-bench-monitor-'))
-const db = await openPglite(dir)
+let server: TestDatabase | null = null
+if (process.env.BENCH_PG === '1') server = await startPostgresServer()
+const db = server === null
+  ? await openPglite(dir)
+  : await openPostgres(`postgres://${server.user}:${encodeURIComponent(server.password)}@${server.host}:${server.port}/postgres`)
+const dbName = server === null ? 'PGlite (in process)' : 'PostgreSQL 15 server (separate process)'
 await migrate(db, PG_MIGRATIONS)
 const ws = await createWorkspace(db, 'bench')
 const resources: string[] = []
@@ -65,11 +84,16 @@ await sleep(WARMUP * INTERVAL_S * 1000)
 monitor.takeLateness()
 const s0 = monitor.stats()
 const cpu0 = process.cpuUsage()
+const dbCpu0 = server === null ? 0 : treeCpu(server.pid)
 const rss = rssSampler()
+const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+loopDelay.enable()
 const t0 = performance.now()
 await sleep(MEASURE * INTERVAL_S * 1000)
 const wallS = (performance.now() - t0) / 1000
 const cpu = process.cpuUsage(cpu0)
+const dbCpuS = server === null ? 0 : treeCpu(server.pid) - dbCpu0
+loopDelay.disable()
 const peakRss = rss.stop()
 const s1 = monitor.stats()
 const heapUsed = process.memoryUsage().heapUsed
@@ -105,17 +129,20 @@ const rawCpuPer1000 = ((rawCpu.user + rawCpu.system) / 1e6 / RAW_PROBES) * 1000
 
 child.kill('SIGTERM')
 await db.close()
+await server?.stop()
 rmSync(dir, { recursive: true, force: true })
 
 const f = (n: number, d = 1) => n.toFixed(d)
 console.log(`
-monitor (${CHECKS} checks, ${INTERVAL_S} s interval, measured ${f(wallS)} s after ${WARMUP} warm-up interval(s))
+monitor (${CHECKS} checks, ${INTERVAL_S} s interval, ${dbName}, measured ${f(wallS)} s after ${WARMUP} warm-up interval(s); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})
   probes run             ${probes}  (${f(probes / wallS)} checks/s sustained; target ${f(CHECKS / INTERVAL_S)} checks/s)
   results written        ${results}  (${s1.rejected - s0.rejected} rejected, ${s1.skippedBusy - s0.skippedBusy} skipped while busy)
   outcomes               ${JSON.stringify(s1.byStatus)}
   write batches          ${s1.flushes - s0.flushes}, ${f((s1.flushMs - s0.flushMs) / Math.max(1, s1.flushes - s0.flushes))} ms each, ${f(results / Math.max(1, s1.flushes - s0.flushes))} results each
   schedule lateness ms   p50 ${f(lateness.p50)}  p90 ${f(lateness.p90)}  p99 ${f(lateness.p99)}  max ${f(lateness.max)}  (n=${lateness.count})
-  CPU                    ${f(cpuS)} s = ${f((cpuS / wallS) * 100)}% of one core; ${f(cpuPer1000 * 1000, 0)} ms per 1000 checks
+  event-loop delay ms    p50 ${f(loopDelay.percentile(50) / 1e6)}  p99 ${f(loopDelay.percentile(99) / 1e6)}  max ${f(loopDelay.max / 1e6)}
+  CPU                    ${f(cpuS)} s = ${f((cpuS / wallS) * 100)}% of one core; ${f(cpuPer1000 * 1000, 0)} ms per 1000 checks${server === null ? ' (PGlite included)' : `
+  PostgreSQL server CPU  ${f(dbCpuS)} s = ${f((dbCpuS / wallS) * 100)}% of one core; ${f((dbCpuS / probes) * 1e6, 0)} ms per 1000 checks (not in the figures above)`}
   at ${CHECKS} checks / ${REAL_INTERVAL_S} s   ${f(realRate)} checks/s -> ${f(coreShareAtReal * 100, 2)}% of one core (aim < 10%)
   peak RSS               ${mib(peakRss)} MiB (${mib(rssBefore)} MiB before the monitor started: imports and PGlite; +${mib(peakRss - rssBefore)} MiB); V8 heap used ${mib(heapUsed)} MiB
 raw probes (same runners, 64 at a time, no scheduler/state/database)

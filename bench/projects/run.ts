@@ -6,8 +6,8 @@
 // baseline the API's figures are divided by. See README.md.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import {
@@ -82,7 +82,43 @@ function listCases(w: World): { query: string; filters: ItemFilters }[] {
   ]
 }
 
+/** utime + stime of a process in seconds (Linux /proc; NaN when unreadable). */
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** CPU seconds of a PostgreSQL server: the postmaster and its backends. */
+function postgresCpu(pg: TestPostgres | null): number {
+  if (pg === null) return 0
+  const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+  let sum = cpuOf(postmaster)
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) sum += cpuOf(Number(d))
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum
+}
+
+/** CPU spent per request by each process involved, in microseconds. */
+interface CpuSplit {
+  server: number
+  database: number
+  driver: number
+}
+
 interface Figures {
+  cpu?: CpuSplit
   requests: number
   errors: number
   seconds: number
@@ -109,6 +145,39 @@ async function drive(seconds: number, concurrency: number, op: (i: number) => Pr
   }))
   const took = (performance.now() - start) / 1000
   return { requests: lat.length, errors, seconds: took, rps: lat.length / took, p50: percentile(lat, 50), p99: percentile(lat, 99) }
+}
+
+/** CPU the server and its database burn with no requests (the other roles' background loops), per second. */
+interface Background {
+  server: number
+  database: number
+}
+const NO_BACKGROUND: Background = { server: 0, database: 0 }
+
+async function background(serverPid: number, pg: TestPostgres | null, seconds = 5): Promise<Background> {
+  const s0 = cpuOf(serverPid)
+  const d0 = postgresCpu(pg)
+  await new Promise((r) => setTimeout(r, seconds * 1000))
+  return { server: (cpuOf(serverPid) - s0) / seconds, database: (postgresCpu(pg) - d0) / seconds }
+}
+
+/**
+ * `drive`, with the CPU each process spent per request. The background rate
+ * measured while idle is taken out, so the split is the requests' own cost.
+ */
+async function measured(serverPid: number | null, pg: TestPostgres | null, run: () => Promise<Figures>, bg: Background = NO_BACKGROUND): Promise<Figures> {
+  const s0 = serverPid === null ? 0 : cpuOf(serverPid)
+  const d0 = postgresCpu(pg)
+  const c0 = process.cpuUsage()
+  const fig = await run()
+  const c1 = process.cpuUsage(c0)
+  const per = (sec: number) => (Math.max(0, sec) * 1e6) / Math.max(1, fig.requests)
+  fig.cpu = {
+    server: serverPid === null ? 0 : per(cpuOf(serverPid) - s0 - bg.server * fig.seconds),
+    database: per(postgresCpu(pg) - d0 - bg.database * fig.seconds),
+    driver: per((c1.user + c1.system) / 1e6),
+  }
+  return fig
 }
 
 function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
@@ -145,33 +214,35 @@ async function runEngine(engine: string, pg: TestPostgres | null): Promise<Row[]
   const env: Record<string, string> = { LOOKOUT_DATA_DIR: dataDir }
   let dbUrl: string | undefined
   if (pg !== null) dbUrl = env.DATABASE_URL = await pg.database(`bench_${Date.now()}`)
-  const open = () => (dbUrl === undefined ? openPglite(join(dataDir, 'postgres')) : openPostgres(dbUrl, CONNECTIONS))
+  const open = (): Promise<Database> => (dbUrl === undefined ? openPglite(join(dataDir, 'postgres')) : openPostgres(dbUrl, CONNECTIONS))
   try {
     // Seed and measure the baseline in this process first (PGlite's directory belongs to one process at a time).
-    let db = await open()
+    const db = await open()
     const t0 = performance.now()
     const w = await seed(db)
-    console.log(`[${engine}] seeded ${TASKS} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    console.log(`[${engine}] seeded ${TASKS} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
     const ctx: ProjectCtx = { db, workspaceId: w.workspaceId, actor: { tokenId: 'bench', userId: 1, owner: false } }
     const cases = listCases(w)
     const queries = cases.map((c) => projectStore.itemPageQuery(w.workspaceId, ['task'], c.filters, true, 50, null))
     for (const q of queries) await db.query(q.text, q.values)
     const raw: Record<string, Figures> = {}
-    raw.list = await drive(SECONDS, CONNECTIONS, async (i) => {
+    raw.list = await measured(null, pg, () => drive(SECONDS, CONNECTIONS, async (i) => {
       const q = queries[i % queries.length] as { text: string; values: unknown[] }
       await db.query(q.text, q.values)
       return true
-    })
-    raw.update = await drive(SECONDS, CONNECTIONS, async (i) => {
+    }))
+    raw.update = await measured(null, pg, () => drive(SECONDS, CONNECTIONS, async (i) => {
       const id = w.idsForRaw[i]
       if (id === undefined) return false
       await projectStore.updateTask(ctx, id, { revision: 1, title: `raw ${i}` })
       return true
-    })
-    raw.create = await drive(SECONDS, CONNECTIONS, async (i) => {
+    }))
+    raw.create = await measured(null, pg, () => drive(SECONDS, CONNECTIONS, async (i) => {
       await projectStore.createTask(ctx, { idempotency_key: randomUUID(), title: `raw create ${i}`, priority: 'high', label_ids: [w.labels[0] as string] })
       return true
-    })
+    }))
+    // The baseline's updates and creates leave work for autovacuum: do it now, not during the API's turn.
+    await db.exec('VACUUM ANALYZE')
     await db.close()
 
     const { child, url } = await serve(env)
@@ -193,12 +264,14 @@ async function runEngine(engine: string, pg: TestPostgres | null): Promise<Row[]
       }
       const api: Record<string, Figures> = {}
       await drive(2, CONNECTIONS, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`))
-      api.list = await drive(SECONDS, CONNECTIONS, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`))
-      api.update = await drive(SECONDS, CONNECTIONS, (i) => {
+      const bg = await background(child.pid as number, pg)
+      console.log(`[${engine}] idle background CPU: server ${(bg.server * 100).toFixed(1)}% of a core, database ${(bg.database * 100).toFixed(1)}%`)
+      api.list = await measured(child.pid ?? null, pg, () => drive(SECONDS, CONNECTIONS, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`)), bg)
+      api.update = await measured(child.pid ?? null, pg, () => drive(SECONDS, CONNECTIONS, (i) => {
         const id = w.idsForApi[i]
         return id === undefined ? Promise.resolve(false) : call('PATCH', `${P}/tasks/${id}`, { revision: 1, title: `api ${i}` })
-      })
-      api.create = await drive(SECONDS, CONNECTIONS, (i) => call('POST', `${P}/tasks`, { idempotency_key: randomUUID(), title: `api create ${i}`, priority: 'high', label_ids: [w.labels[0]] }, 201))
+      }), bg)
+      api.create = await measured(child.pid ?? null, pg, () => drive(SECONDS, CONNECTIONS, (i) => call('POST', `${P}/tasks`, { idempotency_key: randomUUID(), title: `api create ${i}`, priority: 'high', label_ids: [w.labels[0]] }, 201)), bg)
       await pool.close()
       return (['list', 'update', 'create'] as const).map((s) => ({ engine, scenario: s, api: api[s] as Figures, raw: raw[s] as Figures }))
     } finally {
@@ -228,8 +301,21 @@ try {
 
 const f = (n: number, d = 0) => n.toFixed(d)
 console.log(`\n${TASKS} seeded tasks, ${SECONDS} s per scenario, ${CONNECTIONS} concurrent requests\n`)
-console.log('| engine | scenario | API req/s | API p50 ms | API p99 ms | API errors | raw ops/s | raw p50 ms | raw p99 ms | API / raw |')
-console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+console.log('| engine | scenario | API req/s | API p50 ms | API p99 ms | API errors | raw ops/s | raw p50 ms | raw p99 ms | raw errors | API / raw |')
+console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const r of rows) {
-  console.log(`| ${r.engine} | ${r.scenario} | ${f(r.api.rps)} | ${f(r.api.p50, 2)} | ${f(r.api.p99, 2)} | ${r.api.errors} | ${f(r.raw.rps)} | ${f(r.raw.p50, 2)} | ${f(r.raw.p99, 2)} | ${f(r.api.rps / r.raw.rps, 2)} |`)
+  console.log(`| ${r.engine} | ${r.scenario} | ${f(r.api.rps)} | ${f(r.api.p50, 2)} | ${f(r.api.p99, 2)} | ${r.api.errors} | ${f(r.raw.rps)} | ${f(r.raw.p50, 2)} | ${f(r.raw.p99, 2)} | ${r.raw.errors} | ${f(r.api.rps / r.raw.rps, 2)} |`)
 }
+console.log('\nCPU per request (µs): server process / database server (PostgreSQL; PGlite runs inside the server or, for raw, the driver) / this driving process\n')
+// On a shared machine the measured rate is the share of CPU the run got; the CPU per request
+// gives the rate free cores would sustain for the server and its database (client elsewhere),
+// bounded by the server's one event loop (which also runs PGlite).
+const CORES = Number(process.env.BENCH_CORES ?? 2)
+console.log(`| engine | scenario | API server | API database | API driver | raw database | raw driver | API req/s on ${CORES} free cores |`)
+console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+for (const r of rows) {
+  const a = r.api.cpu as CpuSplit
+  const b = r.raw.cpu as CpuSplit
+  console.log(`| ${r.engine} | ${r.scenario} | ${f(a.server)} | ${f(a.database)} | ${f(a.driver)} | ${f(b.database)} | ${f(b.driver)} | ${f(Math.min((CORES * 1e6) / (a.server + a.database), 1e6 / a.server))} |`)
+}
+console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)

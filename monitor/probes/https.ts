@@ -1,8 +1,8 @@
 // HTTP(S) probe on undici: a fresh connection per probe (so every run sees the
 // certificate the server presents now), status range, optional body match,
 // redirects policy, and the certificate's expiry reported with a warning window.
-import { Agent, buildConnector, interceptors, request, type Dispatcher } from 'undici'
-import { TLSSocket, type PeerCertificate } from 'node:tls'
+import { Agent, Client, buildConnector, interceptors, request, type Dispatcher } from 'undici'
+import { TLSSocket, createSecureContext, type PeerCertificate, type SecureContext } from 'node:tls'
 import type { Socket } from 'node:net'
 import { resolveCredential, redact } from '../credentials.ts'
 import type { HttpsConfig } from '../config.ts'
@@ -11,6 +11,20 @@ import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type
 
 const BODY_MATCH_BYTES = 64 * 1024
 const DAY_MS = 86_400_000
+const CONTEXTS_MAX = 256
+
+// Building a TLS context (parsing the trust store) costs more than the handshake itself: one per CA, reused.
+const contexts = new Map<string, SecureContext>()
+function secureContext(ca: string | undefined): SecureContext {
+  const key = ca ?? ''
+  let ctx = contexts.get(key)
+  if (ctx === undefined) {
+    ctx = createSecureContext(ca === undefined ? {} : { ca })
+    if (contexts.size >= CONTEXTS_MAX) contexts.delete(contexts.keys().next().value as string)
+    contexts.set(key, ctx)
+  }
+  return ctx
+}
 
 class TlsVerifyError extends Error {
   readonly code: string
@@ -29,7 +43,8 @@ class ProbeConnection {
 
   constructor(verify: boolean, ca: string | undefined, timeoutMs: number) {
     this.#verify = verify
-    this.#base = buildConnector({ rejectUnauthorized: false, ca, timeout: timeoutMs, maxCachedSessions: 0 })
+    // No session cache: every probe does a full handshake and sees the certificate served now.
+    this.#base = buildConnector({ rejectUnauthorized: false, secureContext: secureContext(ca), timeout: timeoutMs, maxCachedSessions: 0 })
     this.connect = this.connect.bind(this)
   }
 
@@ -93,10 +108,14 @@ export class HttpsRunner implements Runner {
       headers[c.credential_header.toLowerCase()] = secret
     }
     const conn = new ProbeConnection(c.tls_verify, c.ca, target.timeoutMs)
-    const agent = new Agent({ connect: conn.connect, keepAliveTimeout: 1, keepAliveMaxTimeout: 1, connections: 1 })
-    const dispatcher: Dispatcher = c.follow_redirects ? agent.compose(interceptors.redirect({ maxRedirections: c.max_redirects })) : agent
+    // One origin needs only a Client; following redirects may change origin and needs an Agent.
+    const base: Agent | Client = c.follow_redirects
+      ? new Agent({ connect: conn.connect, keepAliveTimeout: 1, keepAliveMaxTimeout: 1, connections: 1 })
+      : new Client(new URL(c.url).origin, { connect: conn.connect, keepAliveTimeout: 1, keepAliveMaxTimeout: 1 })
+    const dispatcher: Dispatcher = c.follow_redirects ? base.compose(interceptors.redirect({ maxRedirections: c.max_redirects })) : base
     const start = performance.now()
     const signal = AbortSignal.timeout(target.timeoutMs)
+    let failed = true
     try {
       const res = await request(c.url, {
         dispatcher, method: c.method as Dispatcher.HttpMethod, headers, body: c.body, signal,
@@ -105,6 +124,7 @@ export class HttpsRunner implements Runner {
       const needBody = c.body_contains !== undefined || c.body_regex !== undefined
       const text = needBody ? await readPrefix(res.body, BODY_MATCH_BYTES) : ''
       if (!needBody) await res.body.dump({ limit: BODY_MATCH_BYTES }).catch(() => undefined)
+      failed = false
       const latency = elapsed(start)
       const details: Record<string, unknown> = { status_code: res.statusCode }
       if (conn.cert !== null) Object.assign(details, certDetails(conn.cert, ctx.now, c.cert_expiry_warn_days))
@@ -135,7 +155,9 @@ export class HttpsRunner implements Runner {
       o.reason = redact(o.reason, secret)
       return o
     } finally {
-      agent.destroy().catch(() => undefined)
+      // After a success nothing is in flight: close() is enough (destroy() builds an error object each time).
+      if (failed) base.destroy().catch(() => undefined)
+      else base.close().catch(() => undefined)
     }
   }
 }

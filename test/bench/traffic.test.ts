@@ -93,6 +93,22 @@ t.test('every scenario: the nonce sits in the last message, each send differs', 
       t.equal(a.headers['content-type'], scenario.format === 'protobuf' ? 'application/x-protobuf' : 'application/json')
     }
     if (scenario.format === 'json') t.doesNotThrow(() => JSON.parse(plainA.toString()), `${name}: valid JSON`)
+    // The marker record carries the send time, so a search for it can be confined to the last moments.
+    const ns = BigInt(a.timeMs) * 1_000_000n
+    t.notOk(plainA.includes('2100-01-01') || plainA.includes('4102444800123456789'), `${name}: no sentinel time left`)
+    if (scenario.route === 'otlp' && scenario.format === 'protobuf') {
+      const le = Buffer.alloc(8)
+      le.writeBigUInt64LE(ns)
+      t.ok(plainA.includes(le), `${name}: fixed64 time written`)
+    } else if (scenario.route === 'otlp') {
+      const recs = (JSON.parse(plainA.toString()) as { resourceLogs: { scopeLogs: { logRecords: { timeUnixNano: string; observedTimeUnixNano: string }[] }[] }[] })
+        .resourceLogs.flatMap((r) => r.scopeLogs.flatMap((x) => x.logRecords))
+      t.equal(recs[recs.length - 1]?.timeUnixNano, String(ns), `${name}: decimal time written`)
+      t.equal(recs[recs.length - 1]?.observedTimeUnixNano, String(ns + 1n))
+    } else {
+      const events = (JSON.parse(plainA.toString()) as { events: { timestamp: string }[] }).events
+      t.equal(events[events.length - 1]?.timestamp, new Date(a.timeMs).toISOString().replace('Z', '000000Z'), `${name}: RFC 3339 time written`)
+    }
   }
 })
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from 'undici'
-import { adminSocketPath, loadConfig, startLookout, type Lookout, type Role } from '../../deploy/index.ts'
+import { adminSocketPath, loadConfig, startLookout, type Lookout, type Role, type StartOptions } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
 
 export interface TestLookout {
@@ -34,6 +34,8 @@ export interface TestLookoutOptions {
   roles?: Role[]
   dataDir?: string
   keepData?: boolean
+  /** Delivery worker options of the monitor role (toast sink, resolver, retry tuning). */
+  deliveries?: StartOptions['deliveries']
 }
 
 export async function startTestLookout(options: TestLookoutOptions = {}): Promise<TestLookout> {
@@ -41,7 +43,7 @@ export async function startTestLookout(options: TestLookoutOptions = {}): Promis
   const config = loadConfig({ LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '2', LOOKOUT_LOADER_FLUSH_MS: '100',
     // Load shedding on event-loop delay would make tests flaky on a busy machine; tests of it set it.
     LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', ...options.env })
-  const lookout = await startLookout(config, { roles: options.roles, logger: false })
+  const lookout = await startLookout(config, { roles: options.roles, logger: false, deliveries: options.deliveries })
   const ws = (await lookout.db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at LIMIT 1')).rows[0]?.id
     ?? (await createWorkspace(lookout.db, 'test')).id
   const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all', name: 'test', staffId: 1 })

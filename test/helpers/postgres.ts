@@ -12,6 +12,8 @@ export interface TestPostgres {
   /** postgres://... of a fresh database on the server. */
   url: string
   port: number
+  /** The server's data directory (postmaster.pid holds the postmaster's pid). */
+  dataDir: string
   /** Creates another empty database and returns its URL. */
   database(name: string): Promise<string>
   stop(): Promise<void>
@@ -65,7 +67,7 @@ async function waitReady(url: string, server: ChildProcess, log: () => string): 
   }
 }
 
-export async function startTestPostgres(options: { maxConnections?: number } = {}): Promise<TestPostgres> {
+export async function startTestPostgres(options: { maxConnections?: number; settings?: Record<string, string> } = {}): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-pg-'))
   const data = join(dir, 'data')
   if (process.getuid?.() === 0) {
@@ -80,6 +82,7 @@ export async function startTestPostgres(options: { maxConnections?: number } = {
     '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
     '-c', `max_connections=${options.maxConnections ?? 100}`,
+    ...Object.entries(options.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
   ])
   const server = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
@@ -99,6 +102,7 @@ export async function startTestPostgres(options: { maxConnections?: number } = {
   return {
     url,
     port,
+    dataDir: data,
     database,
     stop: () => (stopped ??= (async () => {
       await admin.end().catch(() => undefined)

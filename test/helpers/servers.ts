@@ -195,6 +195,8 @@ export interface TestDatabase {
   port: number
   user: string
   password: string
+  /** The server's process id (for CPU accounting in benchmarks). */
+  pid: number
   stop(): Promise<void>
 }
 
@@ -227,7 +229,7 @@ export async function startPostgresServer(): Promise<TestDatabase> {
       await c.end().catch(() => undefined)
     }
   })
-  return { host: '127.0.0.1', port, user: 'probe', password, stop: () => stopProc(p, 'SIGINT', dir) }
+  return { host: '127.0.0.1', port, user: 'probe', password, pid: p.child.pid as number, stop: () => stopProc(p, 'SIGINT', dir) }
 }
 
 export function mariadbAvailable(): boolean {
@@ -257,7 +259,7 @@ export async function startMariadbServer(): Promise<TestDatabase> {
       await c.end().catch(() => undefined)
     }
   })
-  return { host: '127.0.0.1', port, user: 'probe', password, stop: () => stopProc(p, 'SIGTERM', dir) }
+  return { host: '127.0.0.1', port, user: 'probe', password, pid: p.child.pid as number, stop: () => stopProc(p, 'SIGTERM', dir) }
 }
 
 export function redisAvailable(): boolean {
@@ -272,7 +274,7 @@ export async function startRedisServer(): Promise<TestDatabase> {
   const p = start('/usr/bin/redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
     '--requirepass', password], ids)
   await waitFor('redis-server', p, async () => /Ready to accept connections/.test(p.log()))
-  return { host: '127.0.0.1', port, user: 'default', password, stop: () => stopProc(p, 'SIGTERM', dir) }
+  return { host: '127.0.0.1', port, user: 'default', password, pid: p.child.pid as number, stop: () => stopProc(p, 'SIGTERM', dir) }
 }
 
 /** The mongod binary (LOOKOUT_MONGOD or on PATH), or null: MongoDB is not a Debian package. */
@@ -298,5 +300,5 @@ export async function startMongoServer(): Promise<TestDatabase> {
       await c.close()
     }
   })
-  return { host: '127.0.0.1', port, user: '', password: '', stop: () => stopProc(p, 'SIGTERM', dir) }
+  return { host: '127.0.0.1', port, user: '', password: '', pid: p.child.pid as number, stop: () => stopProc(p, 'SIGTERM', dir) }
 }

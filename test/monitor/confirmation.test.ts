@@ -304,3 +304,17 @@ t.test('a check that is not required opens no incident', async (t) => {
   t.equal(row.open_incident_id, null)
   t.same(await outbox(rid), [])
 })
+
+t.test('old result rows are pruned after the retention time', async (t) => {
+  const target = await startTcp()
+  t.teardown(() => target.close())
+  const rid = await h.resource()
+  const c = await h.check(rid, 'tcp', { host: '127.0.0.1', port: target.port, interval_seconds: 60, timeout_seconds: 2 })
+  const m = await h.monitor({ resultRetentionMs: 5 * MIN })
+  await h.advance(30 * MIN, [m], MIN)
+  const r = await h.db.query<{ total: number; old: number }>(
+    `SELECT count(*)::int AS total, count(*) FILTER (WHERE observed_at < $2)::int AS old FROM monitor_results WHERE check_id = $1`,
+    [c.id, new Date(h.clock.now() - 15 * MIN).toISOString()])
+  t.ok((r.rows[0]?.total ?? 0) >= 5, 'recent results are kept')
+  t.equal(r.rows[0]?.old, 0, 'older ones are gone (pruned every 10 minutes)')
+})

@@ -12,7 +12,7 @@ const tcp = { host: '127.0.0.1', port: 9, interval_seconds: 300 }
 
 t.test('MonitorChange creates, then edits by id', async (t) => {
   const r = await lk.req('POST', P, { name: 'api port', kind: 'tcp', configuration: tcp })
-  t.equal(r.status, 200)
+  t.equal(r.status, 200, JSON.stringify(r.body))
   t.equal(r.body.kind, 'tcp')
   t.equal(r.body.location, 'public')
   t.equal(r.body.enabled, true)
@@ -210,6 +210,10 @@ t.test('sources: enroll shows a heartbeat token once; revoke stops it', async (t
   t.equal((await lk.req('POST', S, { action: 'enroll', source_id: enrolled.body.source.id })).status, 409)
   const withSource = await lk.req('POST', P, { id: hb.body.id, source_id: enrolled.body.source.id })
   t.equal(withSource.body.source_id, enrolled.body.source.id)
+  const foreign = await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${otherRid}/monitoring/sources`, { action: 'enroll' })
+  const crossed = await lk.req('POST', P, { id: hb.body.id, source_id: foreign.body.source.id })
+  t.equal(crossed.status, 422, 'a source of another resource cannot be attached')
+  t.same(crossed.body.detail[0].loc, ['body', 'source_id'])
   const defaults = await lk.req('POST', S, { action: 'enroll' })
   t.equal(defaults.body.source.kind, 'collector')
   t.equal(defaults.body.source.name, '')

@@ -83,7 +83,7 @@ export async function boardAction(ctx: ProjectCtx, id: string, input: BoardActio
   const defaultBoard = await ensureProject(ctx.db, ctx.workspaceId)
   return ctx.db.transaction(async (tx) => {
     if (input.board_id != null && input.board_id !== id) throw new NotFoundError(`board ${input.board_id}`)
-    const r = await tx.query<BoardRow>(`SELECT ${BOARD_COLS} FROM project_boards WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [ctx.workspaceId, id])
+    const r = await tx.query<BoardRow>(`SELECT ${BOARD_COLS} FROM project_boards WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [ctx.workspaceId, id])
     const row = r.rows[0]
     if (row === undefined) throw new NotFoundError('board')
     checkRevision(row, input.revision, 'board')

@@ -87,7 +87,7 @@ export async function createComment(ctx: ProjectCtx, taskId: string, input: Comm
 
 async function lockComment(tx: Sql, ctx: ProjectCtx, taskId: string, commentId: string, boardId: string | null | undefined): Promise<{ row: CommentRow; task: TaskRef }> {
   const task = await commentedTask(tx, ctx.workspaceId, taskId, boardId)
-  const r = await tx.query<CommentRow>(`SELECT ${COMMENT_COLS} FROM project_comments WHERE workspace_id = $1 AND item_id = $2 AND id = $3 FOR UPDATE`,
+  const r = await tx.query<CommentRow>(`SELECT ${COMMENT_COLS} FROM project_comments WHERE workspace_id = $1 AND item_id = $2 AND id = $3 FOR NO KEY UPDATE`,
     [ctx.workspaceId, taskId, commentId])
   const row = r.rows[0]
   if (row === undefined || (row.visibility === 'internal' && !seesInternal(ctx.actor))) throw new NotFoundError('comment')

@@ -85,7 +85,7 @@ export async function insertEdge(tx: Sql, ctx: ProjectCtx, input: EdgeInput): Pr
 }
 
 export async function tombstoneEdge(tx: Sql, ctx: ProjectCtx, id: string, revision: number): Promise<EdgeView> {
-  const r = await tx.query<EdgeRow>(`SELECT ${EDGE_COLS} FROM project_edges WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [ctx.workspaceId, id])
+  const r = await tx.query<EdgeRow>(`SELECT ${EDGE_COLS} FROM project_edges WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [ctx.workspaceId, id])
   const e = r.rows[0]
   if (e === undefined) throw new NotFoundError('edge')
   checkRevision(e, revision, 'edge')

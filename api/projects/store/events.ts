@@ -1,9 +1,10 @@
 // The assignment outbox: every assignment change, delete and restore of a local
-// task is written here in the transaction of the change, for the assignment
-// webhooks to deliver later (nothing consumes it yet). Shape in README.md.
+// task is written here in the transaction of the change, together with the
+// assignment webhooks' delivery rows for it. Shape in README.md.
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../db/index.ts'
 import { actorJson, type Actor } from './context.ts'
+import { enqueueWebhookDeliveries } from '../../webhooks/enqueue.ts'
 
 export const PROJECT_EVENT_TYPES = {
   assignmentChanged: 'task.assignment.changed',
@@ -25,12 +26,15 @@ export async function recordEvent(
   tx: Sql, workspaceId: string, actor: Actor, type: ProjectEventType, task: TaskFacts,
   previousAssignee: number | null, assignee: number | null,
 ): Promise<void> {
+  const id = randomUUID()
   await tx.query(
     `INSERT INTO project_events (id, workspace_id, type, task_id, board_id, task_number, task_revision, assignment_revision,
        previous_assignee, assignee, origin, actor)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)`,
-    [randomUUID(), workspaceId, type, task.id, task.board_id, task.number, task.revision, task.assignment_revision,
+    [id, workspaceId, type, task.id, task.board_id, task.number, task.revision, task.assignment_revision,
       previousAssignee, assignee, task.origin, actorJson(actor)])
+  // The assignment webhooks' delivery rows commit with the change (api/webhooks/enqueue.ts).
+  await enqueueWebhookDeliveries(tx, { id, workspaceId, type, task, previousAssignee, assignee })
 }
 
 export interface ProjectEvent {

@@ -165,9 +165,12 @@ function typeMatches(t: ItemType, want: Expect['itemType']): boolean {
   return typeof want === 'string' ? t === want : want.includes(t)
 }
 
-/** Reads an item for change, holding its row lock until the transaction ends. */
+/**
+ * Reads an item for change, holding its row lock until the transaction ends
+ * (NO KEY UPDATE: rows that merely reference it, like comments, are not blocked).
+ */
 export async function lockItem(tx: Sql, workspaceId: string, id: string, expect: Expect): Promise<ItemRow> {
-  const r = await tx.query<ItemRow>(`SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [workspaceId, id])
+  const r = await tx.query<ItemRow>(`SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [workspaceId, id])
   const row = r.rows[0]
   if (row === undefined || !typeMatches(row.item_type, expect.itemType)) throw new NotFoundError(typeof expect.itemType === 'string' ? expect.itemType : 'item')
   if (expect.boardId != null && row.board_id !== expect.boardId) throw new NotFoundError(`${row.item_type} on board ${expect.boardId}`)

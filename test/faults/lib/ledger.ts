@@ -9,6 +9,8 @@ export interface Batch {
   body: string
   acked: boolean
   attempts: number
+  /** Attempts that ended without any HTTP response (connection refused or broken). */
+  brokenAttempts: number
   /** Phase label at the time of the acknowledgement. */
   ackPhase: string
 }
@@ -42,7 +44,7 @@ export class Ledger {
   next(n: number, extra: (i: number) => Record<string, unknown> = () => ({})): Batch {
     const tag = `${this.#prefix}-${String(this.#seq++).padStart(6, '0')}`
     const events = Array.from({ length: n }, (_, i) => ({ message: eventMessage(tag, i), attributes: { i }, ...extra(i) }))
-    const b: Batch = { tag, events: n, body: JSON.stringify({ events }), acked: false, attempts: 0, ackPhase: '' }
+    const b: Batch = { tag, events: n, body: JSON.stringify({ events }), acked: false, attempts: 0, brokenAttempts: 0, ackPhase: '' }
     this.batches.set(tag, b)
     return b
   }

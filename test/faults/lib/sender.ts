@@ -36,6 +36,7 @@ export class SteadySender {
   readonly #inFlight = new Set<Promise<void>>()
   // Fresh connections per attempt: a connection to a killed process must not be reused.
   readonly #agent = new Agent({ keepAliveTimeout: 1000, connections: 64 })
+  readonly #pendingByUrl = new Map<string, number>()
   #ticker: Promise<void> | null = null
   #creating = false
   #giveUpAt = Number.POSITIVE_INFINITY
@@ -63,6 +64,11 @@ export class SteadySender {
     }
   }
 
+  /** Attempts waiting for an answer from this base URL right now. */
+  pendingAt(baseUrl: string): number {
+    return this.#pendingByUrl.get(baseUrl) ?? 0
+  }
+
   /** Stops creating batches and waits for those in flight to be acknowledged (or gives up at the deadline). */
   async finish(timeoutMs = 60_000): Promise<void> {
     this.#creating = false
@@ -78,8 +84,10 @@ export class SteadySender {
       const attempt = ++b.attempts
       this.stats.attempts++
       let retryAfterMs = 0
+      const base = this.#o.baseUrl(attempt)
+      this.#pendingByUrl.set(base, (this.#pendingByUrl.get(base) ?? 0) + 1)
       try {
-        const res = await fetch(this.#o.baseUrl(attempt) + this.#o.path, {
+        const res = await fetch(base + this.#o.path, {
           method: 'POST',
           headers: { authorization: `Bearer ${this.#o.token}`, 'content-type': 'application/json' },
           body: b.body,
@@ -101,6 +109,9 @@ export class SteadySender {
         if (Number.isFinite(ra) && ra > 0) retryAfterMs = ra * 1000
       } catch {
         this.stats.errors++
+        b.brokenAttempts++
+      } finally {
+        this.#pendingByUrl.set(base, (this.#pendingByUrl.get(base) ?? 1) - 1)
       }
       await new Promise((r) => setTimeout(r, Math.min(Math.max(delay, retryAfterMs), this.#o.maxRetryDelayMs)))
       delay = Math.min(delay * 2, this.#o.maxRetryDelayMs)

@@ -1,0 +1,90 @@
+// Desktop notification routes. Listing needs a personal grant (every
+// resource) with notifications:read and never marks anything read; actions,
+// settings and the portal refresh are owner-only socket operations.
+import type { FastifyInstance } from 'fastify'
+import { principalOf } from '../auth/plugin.ts'
+import type { Database } from '../db/index.ts'
+import { BadRequestError, ForbiddenError, PortalOfflineError } from '../errors.ts'
+import { SCOPES } from '../scopes.ts'
+import {
+  ACTIONS, FILTERS, listNotifications, notificationAction, readAll, readSettings, saveSettings, unreadCount,
+  type ListQuery, type NotificationAction,
+} from './store.ts'
+
+const uuid = { type: 'string', format: 'uuid' } as const
+export const MAX_LIMIT = 50
+
+const LIST_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    query: { type: 'string', maxLength: 200 },
+    notification_id: uuid,
+    filter: { type: 'string', enum: FILTERS, default: 'all' },
+    page: { type: 'integer', minimum: 1, maximum: 100_000, default: 1 },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 20 },
+    workspace_id: uuid,
+  },
+} as const
+
+const ACTION_BODY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['action'],
+  properties: { action: { type: 'string', enum: ACTIONS }, id: uuid },
+} as const
+
+const SETTINGS_BODY = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { notification_toasts: { type: 'boolean' } },
+} as const
+
+const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: uuid } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+
+/** The portal copy of notifications: this server has no portal connection, so it is always offline. */
+const PORTAL = { connected: false, state: 'offline', refreshed_at: null, items: 0 } as const
+
+export async function notificationRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
+  const { db } = opts
+
+  app.get('/v1/notifications', {
+    config: { auth: { contract: 'desktop', scope: SCOPES.notificationsRead } }, schema: { querystring: LIST_QUERY },
+  }, async (req) => {
+    const p = principalOf(req)
+    if (p.resourceIds !== null) throw new ForbiddenError('notifications need a personal grant; a resource-scoped grant cannot read them')
+    const q = req.query as ListQuery & { workspace_id?: string }
+    if (q.workspace_id !== undefined && q.workspace_id.toLowerCase() !== p.workspaceId) throw new ForbiddenError('the token belongs to another workspace')
+    const page = await listNotifications(db, p.workspaceId, q)
+    if (!req.isOwner) return page
+    return {
+      ...page,
+      unread_count: await unreadCount(db, p.workspaceId),
+      sources: { local: { state: 'current' }, portal: PORTAL },
+    }
+  })
+
+  app.post('/v1/notifications/actions', { config: OWNER, schema: { querystring: WS_QUERY, body: ACTION_BODY } }, async (req) => {
+    const ws = principalOf(req).workspaceId
+    const b = req.body as { action: NotificationAction; id?: string }
+    if (b.action === 'read_all') {
+      if (b.id !== undefined) throw new BadRequestError('read_all takes no id')
+      return { action: 'read_all', updated: await readAll(db, ws, Date.now()), unread_count: await unreadCount(db, ws) }
+    }
+    if (b.id === undefined) throw new BadRequestError(`${b.action} needs the notification id`)
+    const item = await notificationAction(db, ws, b.action, b.id, Date.now())
+    return { action: b.action, item, unread_count: await unreadCount(db, ws) }
+  })
+
+  app.post('/v1/notifications/refresh', { config: OWNER, schema: { querystring: WS_QUERY } }, async () => {
+    // Portal-backed reads fail offline; local notifications are never offered in their place.
+    throw new PortalOfflineError('no portal connection is configured, so the portal notification cache cannot be refreshed')
+  })
+
+  app.get('/v1/notifications/settings', { config: OWNER, schema: { querystring: WS_QUERY } }, async (req) => readSettings(db, principalOf(req).workspaceId))
+
+  app.put('/v1/notifications/settings', { config: OWNER, schema: { querystring: WS_QUERY, body: SETTINGS_BODY } }, async (req) =>
+    saveSettings(db, principalOf(req).workspaceId, req.body as { notification_toasts?: boolean }))
+}

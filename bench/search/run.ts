@@ -1,0 +1,274 @@
+// Log search at scale: 20 million generated lines over 50 resources and 7 days
+// in the embedded engine, five query shapes through the HTTP routes, each
+// against the same SQL straight through the store in the same run; then the
+// message index choice (text vs tokenbf vs none) by load cost and rare-term
+// speed. See README.md.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+import { loadConfig, startLookout } from '../../deploy/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
+import type { QueryParams, QueryResult } from '../../ingest/index.ts'
+import { summarize } from '../lib/stats.ts'
+import { insertSelect, rareLine, traceOf, RARE_EVERY, type Shape } from './generate.ts'
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 20_000_000)
+const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 50)
+const DAYS = Number(process.env.BENCH_DAYS ?? 7)
+const RUNS = Number(process.env.BENCH_RUNS ?? 50)
+const PAGES = Number(process.env.BENCH_PAGES ?? 20)
+const COMPARE = (process.env.BENCH_COMPARE ?? '1') !== '0'
+const CHUNK = 2_000_000
+
+const out = (s: string) => process.stdout.write(s + '\n')
+const ms = (v: number) => v.toFixed(1).padStart(7)
+
+const dataDir = mkdtempSync(join(tmpdir(), 'lookout-search-bench-'))
+const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1', LOOKOUT_RETENTION_DAYS: String(DAYS) })
+const lookout = await startLookout(config, { logger: false, roles: ['api'] })
+const store = lookout.store
+const db = store.database
+const ws = (await createWorkspace(lookout.db, 'bench')).id
+const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })
+const rids: string[] = []
+for (let i = 0; i < RESOURCES; i++) rids.push((await registerResource(lookout.db, ws, { external_id: `svc-${i}`, name: `svc-${i}` })).resource.id)
+const shape: Shape = { rows: ROWS, resources: RESOURCES, days: DAYS, endNs: BigInt(Date.now() - 60_000) * 1_000_000n }
+
+/**
+ * Loads the whole set into a table. Wall seconds, and CPU seconds of this
+ * process (the engine runs in it): the CPU figure holds up when other work
+ * shares the machine, the wall figure does not.
+ */
+async function load(table: string): Promise<{ wall: number; cpu: number }> {
+  const t0 = performance.now()
+  const c0 = process.cpuUsage()
+  for (let off = 0; off < ROWS; off += CHUNK) {
+    const q = insertSelect(table, shape, off, Math.min(CHUNK, ROWS - off), ws, rids)
+    await store.command(q.sql, q.params)
+  }
+  const c = process.cpuUsage(c0)
+  return { wall: (performance.now() - t0) / 1000, cpu: (c.user + c.system) / 1e6 }
+}
+
+async function tableFacts(table: string): Promise<string> {
+  const r = await store.query<{ parts: string; bytes: string; idx: string }>(
+    `SELECT (SELECT count() FROM system.parts WHERE database = {d:String} AND table = {t:String} AND active) AS parts,
+       (SELECT formatReadableSize(sum(bytes_on_disk)) FROM system.parts WHERE database = {d:String} AND table = {t:String} AND active) AS bytes,
+       (SELECT formatReadableSize(sum(data_compressed_bytes)) FROM system.data_skipping_indices
+         WHERE database = {d:String} AND table = {t:String} AND name IN ('idx_message', 'idx_attr_values')) AS idx`, { d: db, t: table })
+  const f = r.rows[0]
+  return `${f?.parts} parts, ${f?.bytes} on disk, search indexes ${f?.idx}`
+}
+
+/** Nearest-rank 95th percentile. */
+function p95(values: readonly number[]): number {
+  const v = [...values].sort((a, b) => a - b)
+  return v[Math.max(0, Math.ceil(0.95 * v.length) - 1)] as number
+}
+
+out(`generating ${ROWS.toLocaleString('en')} lines over ${RESOURCES} resources and ${DAYS} days into ${db}.logs (text index on lower(message) and on attribute values)...`)
+const loaded = await load(`${db}.logs`)
+out(`  loaded in ${loaded.wall.toFixed(1)} s, ${loaded.cpu.toFixed(1)} CPU s (${Math.round(ROWS / loaded.wall).toLocaleString('en')} rows/s); ${await tableFacts('logs')}`)
+
+// Every statement the routes run goes through lookout.store: record them, so the
+// raw baseline replays exactly the SQL (and parameters) a request ran.
+let recording: { sql: string; params?: QueryParams }[] | null = null
+const storeQuery = store.query.bind(store)
+store.query = (async <T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> => {
+  recording?.push({ sql, params })
+  return storeQuery<T>(sql, params)
+}) as typeof store.query
+
+const pool = new Pool(lookout.url, { connections: 1, pipelining: 1 })
+const auth = { authorization: `Bearer ${token}` }
+interface Hit { ms: number; rowsRead: number; events: number; next: string | null; statements: { sql: string; params?: QueryParams }[] }
+async function http(path: string): Promise<Hit> {
+  recording = []
+  const t0 = performance.now()
+  const res = await pool.request({ method: 'GET', path, headers: auth })
+  const body = (await res.body.json()) as { events: unknown[]; next_cursor: string | null }
+  const took = performance.now() - t0
+  const statements = recording
+  recording = null
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${JSON.stringify(body)}`)
+  return { ms: took, rowsRead: Number(res.headers['x-lookout-rows-read']), events: body.events.length, next: body.next_cursor, statements }
+}
+async function raw(statements: Hit['statements']): Promise<number> {
+  const t0 = performance.now()
+  for (const s of statements) await storeQuery(s.sql, s.params)
+  return performance.now() - t0
+}
+
+const cloud = (i: number) => `/v1/workspaces/${ws}/resources/${rids[i % RESOURCES]}/logs`
+const enc = encodeURIComponent
+const isoOf = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString()
+const dayAgo = shape.endNs - 86_400n * 1_000_000_000n
+const rareCount = Math.floor(ROWS / RARE_EVERY)
+const scenarios: { name: string; path: (i: number) => string; scope: number }[] = [
+  { name: 'newest 100 lines of one resource', path: (i) => `${cloud(i)}?limit=100`, scope: ROWS / RESOURCES },
+  { name: 'severity>=ERROR over one day', path: (i) => `${cloud(i)}?severity=ERROR&start=${enc(isoOf(dayAgo))}&end=${enc(isoOf(shape.endNs + 1n))}`, scope: ROWS / RESOURCES / DAYS },
+  {
+    name: 'rare-term q, 7 days, one resource',
+    path: (i) => {
+      const r = rareLine(i % rareCount, shape)
+      return `${cloud(r.resource)}?q=${r.token}`
+    },
+    scope: ROWS / RESOURCES,
+  },
+  { name: 'rare-term text, 7 days, all resources', path: (i) => `/v1/logs?text=${rareLine(i % rareCount, shape).token}`, scope: ROWS },
+  {
+    name: 'trace_id lookup',
+    path: (i) => {
+      const tr = traceOf(1_000_003 * (i + 1) % ROWS, shape)
+      return `${cloud(tr.resource)}?trace_id=${tr.traceId}`
+    },
+    scope: ROWS / RESOURCES,
+  },
+]
+
+out('')
+out(`query shapes, ${RUNS} runs each (run i uses resource i mod ${RESOURCES}, or the resource holding rare token i), ms:`)
+out(`${'shape'.padEnd(40)} ${'HTTP p50'.padStart(8)} ${'p95'.padStart(7)} ${'raw p50'.padStart(8)} ${'p95'.padStart(7)} ${'ratio'.padStart(6)} ${'cold p95'.padStart(8)}  rows read (median, % of scope)  queries`)
+const report = (name: string, h: number[], r: number[], cold: number[], read: number[], scope: number, queries: number[]) => {
+  const hp50 = summarize(h).p50
+  const rp50 = summarize(r).p50
+  const rr = summarize(read).p50
+  const q = summarize(queries)
+  out(`${name.padEnd(40)} ${ms(hp50).padStart(8)} ${ms(p95(h))} ${ms(rp50).padStart(8)} ${ms(p95(r))} ${(hp50 / rp50).toFixed(2).padStart(6)} ${ms(p95(cold)).padStart(8)}  ${String(Math.round(rr)).padStart(9)} (${(100 * rr / scope).toFixed(2)}%)  ${q.p50}/${q.max}`)
+}
+for (const sc of scenarios) {
+  // Pass 1 (cold: the first time each statement runs) records the statements and rows read.
+  const first: Hit[] = []
+  for (let i = 0; i < RUNS; i++) first.push(await http(sc.path(i)))
+  const h: number[] = []
+  const r: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    r.push(await raw((first[i] as Hit).statements))
+    h.push((await http(sc.path(i))).ms)
+  }
+  report(sc.name, h, r, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, first.map((x) => x.statements.length))
+}
+
+// Paging: PAGES pages deep from the newest, per resource.
+{
+  const walks: Hit[][] = []
+  for (let i = 0; i < RUNS; i++) {
+    const walk: Hit[] = []
+    let cursor: string | null = null
+    for (let p = 0; p < PAGES; p++) {
+      const hit: Hit = await http(`${cloud(i)}?limit=100${cursor === null ? '' : `&cursor=${enc(cursor)}`}`)
+      walk.push(hit)
+      cursor = hit.next
+      if (cursor === null) break
+    }
+    walks.push(walk)
+  }
+  const h: number[] = []
+  const r: number[] = []
+  const deepH: number[] = []
+  const deepR: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    const walk = walks[i] as Hit[]
+    let cursor: string | null = null
+    for (let p = 0; p < walk.length; p++) {
+      const rt = await raw((walk[p] as Hit).statements)
+      const hit: Hit = await http(`${cloud(i)}?limit=100${cursor === null ? '' : `&cursor=${enc(cursor)}`}`)
+      cursor = hit.next
+      h.push(hit.ms)
+      r.push(rt)
+      if (p === walk.length - 1) {
+        deepH.push(hit.ms)
+        deepR.push(rt)
+      }
+    }
+  }
+  const all = walks.flat()
+  report(`paging, every page 1..${PAGES}`, h, r, all.map((x) => x.ms), all.map((x) => x.rowsRead), ROWS / RESOURCES, all.map((x) => x.statements.length))
+  const deep = walks.map((w) => w[w.length - 1] as Hit)
+  report(`paging, page ${PAGES} alone`, deepH, deepR, deep.map((x) => x.ms), deep.map((x) => x.rowsRead), ROWS / RESOURCES, deep.map((x) => x.statements.length))
+}
+await pool.close()
+store.query = storeQuery as typeof store.query
+
+// Live tail: from the ingest acknowledgement to the line on an open stream.
+{
+  const rid = rids[0] as string
+  const ac = new AbortController()
+  const res = await fetch(`${lookout.url}/v1/workspaces/${ws}/resources/${rid}/logs/tail?q=tailprobe`, { headers: auth, signal: ac.signal })
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+  const dec = new TextDecoder()
+  const arrived = new Map<string, number>()
+  void (async () => {
+    let buf = ''
+    try {
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) return
+        buf += dec.decode(value, { stream: true })
+        for (const m of buf.matchAll(/"message":"tailprobe (\d+)"/g)) if (!arrived.has(m[1] as string)) arrived.set(m[1] as string, performance.now())
+        buf = buf.slice(Math.max(0, buf.lastIndexOf('\n\n')))
+      }
+    } catch {
+      // aborted
+    }
+  })()
+  const lat: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    const r = await fetch(`${lookout.url}/v1/workspaces/${ws}/resources/${rid}/logs`, {
+      method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ events: [{ message: `tailprobe ${i}` }] }),
+    })
+    await r.arrayBuffer()
+    const acked = performance.now()
+    for (let w = 0; w < 200 && !arrived.has(String(i)); w++) await new Promise((res) => setTimeout(res, 5))
+    lat.push((arrived.get(String(i)) ?? Number.NaN) - acked)
+  }
+  ac.abort()
+  const s = summarize(lat)
+  out('')
+  out(`live tail, ${RUNS} lines: on the stream after the ingest acknowledgement p50 ${s.p50.toFixed(1)} ms, p95 ${p95(lat).toFixed(1)} ms, max ${s.max.toFixed(1)} ms (negative: the line arrived before the HTTP response; NaN: never)`)
+}
+
+// The message index, by measurement: load cost and rare-term speed of each choice.
+if (COMPARE) {
+  out('')
+  out('message index choice: the same rows into tables differing only in their search indexes; rare term across all resources, message only, SQL straight in chdb:')
+  const variants = [
+    { name: 'none', index: '', predicate: 'positionCaseInsensitive(message, {tok:String}) > 0' },
+    { name: 'tokenbf_v1(32768, 3, 0) on lower(message)', index: 'INDEX idx_message lower(message) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 1', predicate: 'hasToken(lower(message), {tok:String})' },
+    { name: 'text on lower(message) only', index: "INDEX idx_message lower(message) TYPE text(tokenizer = 'splitByNonAlpha')", predicate: 'hasToken(lower(message), {tok:String})' },
+  ]
+  const rows: string[] = []
+  const runQuery = async (table: string, predicate: string, i: number) => {
+    const tok = rareLine(i % rareCount, shape).token
+    const t0 = performance.now()
+    const r = await storeQuery(`SELECT event_id, message FROM ${table} WHERE workspace_id = {ws:UUID} AND ${predicate} ORDER BY timestamp DESC, event_id DESC, resource_id DESC LIMIT 100`, { ws, tok })
+    return { ms: performance.now() - t0, read: r.rowsRead }
+  }
+  const measure = async (name: string, table: string, predicate: string, cost: { wall: number; cpu: number }, facts: string, runs: number) => {
+    const t: number[] = []
+    const read: number[] = []
+    for (let i = 0; i < runs; i++) {
+      const x = await runQuery(table, predicate, i)
+      t.push(x.ms)
+      read.push(x.read)
+    }
+    rows.push(`${name.padEnd(44)} load ${cost.wall.toFixed(1).padStart(6)} s wall, ${cost.cpu.toFixed(1).padStart(6)} CPU s (${(cost.cpu / loaded.cpu).toFixed(2)}x product)  rare term (${runs} runs) p50 ${ms(summarize(t).p50)} p95 ${ms(p95(t))} ms  rows read ${Math.round(summarize(read).p50)}  ${facts}`)
+  }
+  for (const v of variants) {
+    const table = `${db}.bench_${v.name.replace(/[^a-z0-9]+/gi, '_').slice(0, 20)}`
+    await store.command(`CREATE TABLE ${table} AS ${db}.logs`)
+    // Same columns and order as the product table; only the search indexes differ.
+    await store.command(`ALTER TABLE ${table} DROP INDEX idx_message`)
+    await store.command(`ALTER TABLE ${table} DROP INDEX idx_attr_values`)
+    if (v.index !== '') await store.command(`ALTER TABLE ${table} ADD ${v.index}`)
+    const cost = await load(table)
+    await measure(v.name, table, v.predicate, cost, await tableFacts(table.split('.')[1] as string), v.index === '' ? 3 : Math.min(RUNS, 20))
+    await store.command(`DROP TABLE ${table} SYNC`)
+  }
+  await measure('product: text on message + attribute values', `${db}.logs`, 'hasToken(lower(message), {tok:String})', loaded, await tableFacts('logs'), Math.min(RUNS, 20))
+  for (const r of rows) out(r)
+}
+
+await lookout.stop()
+rmSync(dataDir, { recursive: true, force: true })

@@ -1,0 +1,140 @@
+// `lookout desktop`: the per-user service. Every role in one process on the
+// user's data directory, its API for the owner on a Unix socket in a private
+// runtime directory (deploy/desktop/paths.ts), an optional loopback listener,
+// log retention and forwarding driven by settings (api/desktop/).
+import { parseArgs } from 'node:util'
+import {
+  createWorkspace, DesktopService, type Database, type DesktopServiceOptions, type ForwarderOptions,
+} from '../api/index.ts'
+import { enforceSizeCap, migrateLogStore } from '../ingest/index.ts'
+import { loadConfig, type LookoutConfig } from './config.ts'
+import { startLookout, type Lookout, type StartOptions } from './runtime.ts'
+import { desktopPaths, ensurePrivateDir, type DesktopPaths } from './desktop/paths.ts'
+import { openLoopback } from './desktop/loopback.ts'
+
+export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from './desktop/paths.ts'
+export type { DesktopPaths } from './desktop/paths.ts'
+
+export interface DesktopOptions {
+  /** Environment for the paths and the configuration (default process.env). */
+  env?: NodeJS.ProcessEnv
+  logger?: StartOptions['logger']
+  deliveries?: StartOptions['deliveries']
+  /** The forwarding queue bound (default 16 MiB). */
+  forwardQueueBytes?: number
+  forwarder?: ForwarderOptions
+  /** How often the size cap runs; default 60 s. */
+  sizeCapEveryMs?: number
+  /** Failures outside a request (forwarding, the listener at start); default stderr. */
+  onError?: DesktopServiceOptions['onError']
+}
+
+export interface Desktop {
+  lookout: Lookout
+  service: DesktopService
+  paths: DesktopPaths
+  config: LookoutConfig
+  stop(): Promise<void>
+}
+
+/** A fresh desktop has one local workspace, so the owner's routes have one to act in. */
+async function ensureWorkspace(db: Database): Promise<void> {
+  const r = await db.query('SELECT 1 FROM workspaces LIMIT 1')
+  if (r.rows.length === 0) await createWorkspace(db, 'Local')
+}
+
+export async function startDesktop(options: DesktopOptions = {}): Promise<Desktop> {
+  const env = options.env ?? process.env
+  const paths = desktopPaths(env)
+  ensurePrivateDir(paths.runtimeDir)
+  ensurePrivateDir(paths.dataDir)
+  const config = loadConfig({ ...env, LOOKOUT_DATA_DIR: paths.dataDir })
+  const onError = options.onError ?? ((message: string, err: unknown) => {
+    process.stderr.write(`lookout desktop: ${message}: ${(err as Error)?.message ?? String(err)}\n`)
+  })
+  let service: DesktopService | undefined
+  const lookout = await startLookout(config, {
+    logger: options.logger,
+    deliveries: options.deliveries,
+    ownerSocketPath: paths.socketPath,
+    listen: false,
+    prepare: async (db) => {
+      await ensureWorkspace(db)
+      const s = await DesktopService.open(db, {
+        socketPath: paths.socketPath, forwardQueueBytes: options.forwardQueueBytes, forwarder: options.forwarder, onError,
+      })
+      service = s
+      const { retention_days: days, retention_bytes: bytes } = s.settings
+      return { config: { retentionDays: days, maxLogBytes: bytes }, sizeCap: false, onAccepted: s.onAccepted, app: { desktop: s } }
+    },
+  })
+  const svc = service as DesktopService
+  const store = lookout.store
+  // The size cap follows the setting while running (the runtime's own cap has a fixed value).
+  let capBytes = lookout.config.maxLogBytes
+  let capping: Promise<unknown> = Promise.resolve()
+  const cap = () => {
+    capping = capping.then(() => enforceSizeCap(store, capBytes)).catch((err: unknown) => onError('the log size cap failed', err))
+    return capping
+  }
+  const timer = setInterval(cap, options.sizeCapEveryMs ?? 60_000)
+  timer.unref()
+  try {
+    await svc.start({
+      openLoopback: (port) => {
+        if (lookout.appOptions === null) throw new Error('the api role is not running')
+        return openLoopback(lookout.appOptions, port)
+      },
+      applyRetention: async (days, bytes) => {
+        await migrateLogStore(store, { retentionDays: days, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })
+        capBytes = bytes
+        await cap()
+      },
+    })
+  } catch (err) {
+    clearInterval(timer)
+    await lookout.stop()
+    throw err
+  }
+  let stopped: Promise<void> | null = null
+  return {
+    lookout, service: svc, paths, config: lookout.config,
+    stop: () => (stopped ??= (async () => {
+      clearInterval(timer)
+      await svc.stop()
+      await capping
+      await lookout.stop()
+    })()),
+  }
+}
+
+/** The `lookout desktop` command: runs until SIGTERM or SIGINT. */
+export async function desktopCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' } } })
+  const env = values['data-dir'] === undefined ? process.env : { ...process.env, LOOKOUT_DATA_DIR: values['data-dir'] }
+  const desktop = await startDesktop({ env })
+  const status = await desktop.service.status()
+  process.stdout.write(`lookout desktop: owner socket ${desktop.paths.socketPath} (data: ${desktop.paths.dataDir})` +
+    (status.loopback.url === null ? '' : `; loopback listener on ${status.loopback.url}`) + '\n')
+  await new Promise<void>((resolve) => {
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) return
+      stopping = true
+      process.stdout.write(`${signal}: stopping\n`)
+      const hard = setTimeout(() => {
+        process.stderr.write('stop took over 15 s, exiting\n')
+        process.exit(1)
+      }, 15_000)
+      hard.unref()
+      desktop.stop().then(resolve, (err: unknown) => {
+        process.stderr.write(`stop failed: ${String(err)}\n`)
+        process.exit(1)
+      })
+    }
+    process.on('SIGTERM', () => stop('SIGTERM'))
+    process.on('SIGINT', () => stop('SIGINT'))
+  })
+  process.stdout.write('stopped\n')
+  return 0
+}

@@ -1,0 +1,146 @@
+// A loader "process" inside the test process: its own NATS connections (a
+// Broker of its own) and a Loader, on the one chdb store the process can open
+// (chdb binds a data directory to one process, so loaders that must share a
+// store share the process). It can be made to die the way a killed process
+// does: after its insert reached ClickHouse (whole, or only the part of its
+// first day's partition, as when a crash falls between the parts of a
+// multi-partition insert) and before any acknowledgement left.
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Broker, Loader, type LogStore, type LoaderOptions, type QueryParams, type QueryResult } from '../../../ingest/index.ts'
+import type { TestLookout } from '../../helpers/lookout.ts'
+
+export type DeathMode = 'after-insert' | 'mid-insert'
+
+/** The real store, with a trap on the next insert. */
+class TrappedStore implements LogStore {
+  readonly #inner: LogStore
+  #trap: { mode: DeathMode; die: (rows: number) => void } | null = null
+
+  constructor(inner: LogStore) {
+    this.#inner = inner
+  }
+
+  get embedded(): boolean {
+    return this.#inner.embedded
+  }
+
+  get database(): string {
+    return this.#inner.database
+  }
+
+  get cluster(): string | null {
+    return this.#inner.cluster
+  }
+
+  arm(mode: DeathMode, die: (rows: number) => void): void {
+    this.#trap = { mode, die }
+  }
+
+  command(sql: string, params?: QueryParams): Promise<void> {
+    return this.#inner.command(sql, params)
+  }
+
+  query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    return this.#inner.query<T>(sql, params)
+  }
+
+  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
+    const trap = this.#trap
+    if (trap === null) return this.#inner.insertJsonRows(table, body, dedupToken)
+    this.#trap = null
+    const part = trap.mode === 'after-insert' ? body : firstDay(body)
+    await this.#inner.insertJsonRows(table, part, dedupToken)
+    // Dies here: the loader is aborted before its acknowledgements (the retry
+    // wrapper sees the abort as soon as this resolves and the batch is abandoned).
+    trap.die(countLines(part))
+  }
+
+  ping(): Promise<boolean> {
+    return this.#inner.ping()
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve() // the shared store outlives this loader
+  }
+}
+
+/** The rows of the earliest day (partition) in a JSONEachRow body. */
+function firstDay(body: Uint8Array): Uint8Array {
+  const lines = Buffer.from(body).toString('utf8').split('\n').filter((l) => l !== '')
+  const day = (l: string) => Number(BigInt(/"timestamp":(\d+)/.exec(l)?.[1] ?? '0') / 86_400_000_000_000n)
+  const first = Math.min(...lines.map(day))
+  return Buffer.from(lines.filter((l) => day(l) === first).map((l) => l + '\n').join(''))
+}
+
+function countLines(b: Uint8Array): number {
+  let n = 0
+  for (const c of b) if (c === 10) n++
+  return n
+}
+
+export interface LoaderProcessOptions {
+  servers: string[]
+  store: LogStore
+  /** Stream settings as the running api created them (a Broker applies its own at start). */
+  streamMaxBytes: number
+  duplicateWindowMs: number
+  replicas: number
+  loader?: LoaderOptions
+  name: string
+}
+
+export class LoaderProcess {
+  readonly name: string
+  readonly broker: Broker
+  readonly loader: Loader
+  readonly #store: TrappedStore
+  /** Resolves with the rows the dying insert wrote, once the loader is dead. */
+  died: Promise<number> | null = null
+
+  constructor(o: LoaderProcessOptions) {
+    this.name = o.name
+    this.broker = new Broker({ servers: o.servers, maxBytes: o.streamMaxBytes, duplicateWindowMs: o.duplicateWindowMs, replicas: o.replicas, name: o.name })
+    this.#store = new TrappedStore(o.store)
+    this.loader = new Loader(this.broker, this.#store, { flushMs: 100, ...o.loader })
+  }
+
+  async start(): Promise<void> {
+    await this.broker.start()
+    await this.loader.start()
+  }
+
+  /** Dies during its next insert, as set by `mode`; its connections close as a dead process's would. */
+  dieOnNextInsert(mode: DeathMode): void {
+    this.died = new Promise<number>((resolve) => {
+      this.#store.arm(mode, (rows) => {
+        const killed = this.loader.kill()
+        void killed.then(() => this.broker.close()).then(() => resolve(rows))
+      })
+    })
+  }
+
+  async stop(): Promise<void> {
+    await this.loader.stop()
+    await this.broker.close()
+  }
+}
+
+/** A loader process on the test Lookout's NATS server and store. */
+export function loaderProcessFor(lk: TestLookout, name: string, servers = [lk.lookout.nats?.url ?? '']): LoaderProcess {
+  const c = lk.lookout.config
+  return new LoaderProcess({
+    name, servers, store: lk.lookout.store,
+    streamMaxBytes: c.streamMaxBytes, duplicateWindowMs: c.duplicateWindowMs, replicas: c.natsReplicas,
+  })
+}
+
+/** Waits until the stream holds `pending` messages, delivered or not (0: all acknowledged). */
+export async function waitBacklog(lk: TestLookout, pending: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const b = await lk.lookout.broker.backlog()
+    if (b.pending + b.ackPending === pending) return
+    await sleep(50)
+  }
+  throw new Error('backlog did not reach ' + pending)
+}
