@@ -52,21 +52,21 @@ async function enqueueCost(): Promise<void> {
       await subscriptions(db, ws, Math.abs(subs), subs > 0, 'http://127.0.0.1:9/')
       const base: number[] = []
       const withQ: number[] = []
-      const lat: number[] = []
+      const latBase: number[] = []
+      const latQ: number[] = []
       for (let r = 0; r < ROUNDS; r++) {
         for (const enqueue of [false, true]) {
           const t0 = performance.now()
-          for (let i = 0; i < CHANGES; i++) {
-            const ms = await eventTx(db, ws, enqueue)
-            if (enqueue) lat.push(ms)
-          }
+          for (let i = 0; i < CHANGES; i++) (enqueue ? latQ : latBase).push(await eventTx(db, ws, enqueue))
           const rate = CHANGES / ((performance.now() - t0) / 1000);
           (enqueue ? withQ : base).push(rate)
         }
       }
-      const s = summarize(lat)
-      console.log(`  ${label.padEnd(26)} event only ${fmt(median(base), 0)} tx/s; event + delivery rows ${fmt(median(withQ), 0)} tx/s ` +
-        `(p50 ${fmt(s.p50, 2)} ms, p99 ${fmt(s.p99, 2)} ms); ratio ${fmt(median(withQ) / median(base), 2)}`)
+      const b = summarize(latBase)
+      const q = summarize(latQ)
+      console.log(`  ${label.padEnd(26)} event only: ${fmt(median(base), 0)} tx/s, p50 ${fmt(b.p50, 2)} ms, p99 ${fmt(b.p99, 2)} ms; ` +
+        `event + delivery rows: ${fmt(median(withQ), 0)} tx/s, p50 ${fmt(q.p50, 2)} ms, p99 ${fmt(q.p99, 2)} ms; ` +
+        `ratio ${fmt(median(withQ) / median(base), 2)} (throughput), +${fmt(q.p50 - b.p50, 2)} ms (p50)`)
     }
   } finally {
     await db.close()

@@ -101,6 +101,7 @@ async function cloudMessages(): Promise<string[]> {
 t.test('nothing is queued while forwarding is off', async (t) => {
   await ingest(3)
   t.match(await status(), { enabled: false, queue: { batches: 0, bytes: 0, max_bytes: QUEUE_BYTES } })
+  t.equal(await until('local rows', localCount, (n) => n >= 3), 3, 'stored locally')
 })
 
 let queued: string[] = []

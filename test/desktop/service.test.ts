@@ -138,7 +138,8 @@ t.test('the loopback listener: off by default, 127.0.0.1 only, a token on every 
     'the act-as header means nothing here')
   t.equal((await httpReq(base, 'GET', '/v1/me', undefined, { 'x-lookout-act-as-grant': all.id })).status, 401, 'nor replaces a token')
 
-  for (const h of [{ origin: 'http://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }]) {
+  const browserHeaders: Record<string, string>[] = [{ origin: 'http://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }]
+  for (const h of browserHeaders) {
     const r = await httpReq(base, 'GET', '/v1/projects/items', undefined, { ...bearer, ...h })
     t.equal(r.status, 403, `browser request refused (${Object.keys(h)[0]})`)
     t.equal(r.body.error.code, 'LOOKOUT_BROWSER_ORIGIN')

@@ -6,7 +6,7 @@ import {
   checkAction, editCheck, listIncidents, listTransitions, recordBeat, PROBE_REASONS, type Monitor,
 } from '../../monitor/index.ts'
 import { startTcp, type TestTcpServer } from '../helpers/servers.ts'
-import { harness } from './harness.ts'
+import { harness } from '../helpers/monitor-harness.ts'
 
 const h = await harness()
 t.teardown(() => h.close())

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { ManualClock, checkAction } from '../../monitor/index.ts'
 import { startTcp } from '../helpers/servers.ts'
-import { harness } from './harness.ts'
+import { harness } from '../helpers/monitor-harness.ts'
 
 const h = await harness()
 t.teardown(() => h.close())

@@ -9,7 +9,7 @@ import {
   freePort, mariadbAvailable, mongodPath, postgresAvailable, redisAvailable, startMariadbServer, startMongoServer,
   startPostgresServer, startRedisServer, startTcp,
 } from '../helpers/servers.ts'
-import { probeTarget } from './probe-target.ts'
+import { probeTarget } from '../helpers/probe-target.ts'
 
 const secretsDir = mkdtempSync(join(tmpdir(), 'lookout-secrets-'))
 const runner = new DatabaseRunner()

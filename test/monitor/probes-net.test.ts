@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HttpsRunner, IcmpRunner, TcpRunner, PROBE_REASONS, type ProbeContext } from '../../monitor/index.ts'
 import { freePort, startHttp, startHttps, startTcp } from '../helpers/servers.ts'
-import { probeTarget } from './probe-target.ts'
+import { probeTarget } from '../helpers/probe-target.ts'
 
 const secretsDir = mkdtempSync(join(tmpdir(), 'lookout-secrets-'))
 const ctx = (env: Record<string, string> = {}): ProbeContext => ({ credentials: { fileDirs: [secretsDir], env }, now: Date.now() })
