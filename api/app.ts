@@ -2,7 +2,7 @@
 // compiled once at start, errors turned into HTTP by one handler.
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
 import underPressure from '@fastify/under-pressure'
 import { createAjv, type Broker, type IngestService, type LogStore } from '../ingest/index.ts'
 import type { Database } from './db/index.ts'
@@ -44,6 +44,8 @@ export interface AppOptions {
   store: LogStore
   /** The broker, for the live log tail (without it the tail routes answer 503). */
   broker?: Broker
+  /** Live tails this app serves at once; default 256. */
+  maxTails?: number
   version?: string
   /** Largest request body as sent; default 16 MiB. */
   maxBodyBytes?: number
@@ -80,7 +82,7 @@ const queryAjv = createAjv({ coerceTypes: 'array' })
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(opts.loggerInstance !== undefined ? { loggerInstance: opts.loggerInstance } : { logger: withRedaction(opts.logger) }),
+    ...(opts.loggerInstance !== undefined ? { loggerInstance: opts.loggerInstance } : withRedaction(opts.logger)),
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
@@ -128,16 +130,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024,
     otlpContract: opts.otlpContract ?? 'cloud',
   })
-  await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker })
+  await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker, maxTails: opts.maxTails })
   // Last: its sampling must not count the schema compilation of the routes above.
   const maxDelay = opts.maxEventLoopDelayMs ?? 1000
   if (maxDelay > 0) {
     await app.register(underPressure, {
       maxEventLoopDelay: maxDelay,
       retryAfter: 1,
-      pressureHandler: (_req, reply) => {
-        void reply.code(503).header('retry-after', '1').send({ error: { message: 'the server is overloaded, retry later', code: 'LOOKOUT_OVERLOADED' } })
-      },
+      // Returning the body makes under-pressure send it and stop (its types say void; its code
+      // sends a returned value); sending here would let the request run on into a second response.
+      pressureHandler: ((_req: unknown, reply: FastifyReply) => {
+        void reply.code(503).header('retry-after', '1')
+        return { error: { message: 'the server is overloaded, retry later', code: 'LOOKOUT_OVERLOADED' } }
+      }) as never,
     })
   }
   return app

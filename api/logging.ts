@@ -28,10 +28,12 @@ const TEXT_RULES: readonly [RegExp, string][] = [
   // Lookout tokens wherever they appear.
   [/lkt_[0-9a-f]{32}_[A-Za-z0-9_-]+/g, 'lkt_[redacted]'],
   // user:password@ in any URL (postgres://, https://, nats://, ...).
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, `$1:${REDACTED}@`],
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@"']*):[^\s@/"']*@/gi, `$1:${REDACTED}@`],
   // The query string of a URL or path: everything from ? to the next space, quote or #.
   [/((?:\b[a-z][a-z0-9+.-]*:\/\/|\/)[^\s?#"'<>]*)\?[^\s#"'<>]+/gi, '$1?[query redacted]'],
-  // key=value pairs naming a secret (password=..., token: ...).
+  // Quoted values of keys naming a secret (password="two words", "token": "..."): up to the closing quote.
+  [/\b(password|passwd|passphrase|secret|token|api[_-]?key)(["']?\s*[=:]\s*)(["'])[^"'\n]*\3/gi, `$1$2$3${REDACTED}$3`],
+  // key=value pairs naming a secret (password=..., token: ...): up to a space or delimiter.
   [/\b(password|passwd|passphrase|secret|token|api[_-]?key)(["']?\s*[=:]\s*["']?)[^\s"'&,;}]+/gi, `$1$2${REDACTED}`],
 ]
 
@@ -85,8 +87,23 @@ function responseSerializer(reply: { statusCode?: number }): Record<string, unkn
   return { statusCode: reply.statusCode }
 }
 
+// What an error may carry of the caller's input: Ajv's verbose errors hold each
+// refused value (`data`) and the contract's detail items echo it (`input`).
+// The log keeps where and why, never the value: it may be a passphrase.
+function withoutInputs(e: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...e }
+  if (Array.isArray(out.validation)) {
+    out.validation = (out.validation as Record<string, unknown>[]).map((v) => ({ instancePath: v?.instancePath, keyword: v?.keyword, message: v?.message }))
+  }
+  if (Array.isArray(out.details)) {
+    out.details = (out.details as Record<string, unknown>[]).map((d) => ({ loc: d?.loc, msg: d?.msg, type: d?.type }))
+  }
+  return out
+}
+
 function errorSerializer(err: unknown): unknown {
-  return scrubValue(err instanceof Error ? stdSerializers.err(err) : err)
+  const plain = err instanceof Error ? stdSerializers.err(err) : err
+  return scrubValue(plain !== null && typeof plain === 'object' && !Array.isArray(plain) ? withoutInputs(plain as Record<string, unknown>) : plain)
 }
 
 // Keys pino's serializers handle: their raw values (a Fastify request, a reply) must not be walked.
@@ -143,11 +160,21 @@ export function loggerOptions(settings: LogSettings = {}): LoggerOptions {
       log: scrubLogObject,
     },
     hooks: {
-      // The message text (and printf arguments) go through the same text filter.
+      // The message text and its printf arguments go through the same filters: an
+      // object interpolated with %j or %o is printed into the message, past the log formatter.
       logMethod(args, method) {
-        for (let i = 0; i < args.length; i++) {
+        // Without a message pino takes the error's own (`log.warn(err)`, `log.warn({ err })`, as
+        // Fastify logs FST_ERR_REP_ALREADY_SENT with the URL and its query): give it the filtered one.
+        const a0 = args[0] as unknown
+        if (args.length === 1 && a0 !== null && typeof a0 === 'object') {
+          const e = a0 instanceof Error ? a0 : (a0 as { msg?: unknown }).msg === undefined ? (a0 as { err?: { message?: unknown } }).err : undefined
+          if (typeof e?.message === 'string') (args as unknown[]).push(e.message)
+        }
+        const first = typeof args[0] === 'string' ? 0 : 1
+        for (let i = first; i < args.length; i++) {
           const a = args[i]
           if (typeof a === 'string') (args as unknown[])[i] = scrubText(a)
+          else if (i > first && a !== null && typeof a === 'object') (args as unknown[])[i] = scrubValue(a)
         }
         method.apply(this, args)
       },
@@ -155,16 +182,36 @@ export function loggerOptions(settings: LogSettings = {}): LoggerOptions {
   }
 }
 
+/**
+ * Child bindings (`log.child({...})`, Fastify's per-request `{reqId}`) are written
+ * once into the child and pino skips the bindings formatter for them: the
+ * root's child() filters them first. Children inherit it (pino builds them with
+ * Object.create), so every descendant is covered. Clean bindings pass unchanged.
+ */
+function filterChildBindings(root: Logger): Logger {
+  const child = root.child
+  root.child = function (this: Logger, bindings: Record<string, unknown>, options?: unknown) {
+    return child.call(this, scrubLogObject(bindings), options as never)
+  } as typeof root.child
+  return root
+}
+
 /** The process logger: one instance shared by the HTTP server and the other roles. */
 export function createLogger(settings: LogSettings = {}): Logger {
   const opts = loggerOptions(settings)
-  return settings.stream === undefined ? pino(opts) : pino(opts, settings.stream)
+  return filterChildBindings(settings.stream === undefined ? pino(opts) : pino(opts, settings.stream))
 }
 
-/** Fastify's `logger` option with the redaction above: true or options get it, false stays off. */
-export function withRedaction<T extends object>(logger: boolean | T | undefined): boolean | (LoggerOptions & T) {
-  if (logger === undefined || logger === false) return false
-  if (logger === true) return loggerOptions() as LoggerOptions & T
-  const level = (logger as { level?: string }).level
-  return { ...loggerOptions(level === undefined ? {} : { level }), ...logger }
+/**
+ * The logger half of Fastify's options for AppOptions.logger: true or `{ level?, stream? }`
+ * get a logger built by createLogger (the filters above), false or nothing stays off.
+ */
+export function withRedaction(logger: boolean | object | undefined): { loggerInstance: Logger } | { logger: false } {
+  if (logger === undefined || logger === false) return { logger: false }
+  if (logger === true) return { loggerInstance: createLogger() }
+  const { level, stream } = logger as { level?: string; stream?: DestinationStream }
+  const settings: LogSettings = {}
+  if (level !== undefined) settings.level = level
+  if (stream !== undefined) settings.stream = stream
+  return { loggerInstance: createLogger(settings) }
 }

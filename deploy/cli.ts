@@ -29,7 +29,9 @@ Usage:
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
   lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
                                                  $XDG_RUNTIME_DIR/lookout; deploy/desktop/README.md)
-  lookout mcp [--read-only | --grant ID]         stdio tool server (MCP) over the running desktop service
+  lookout mcp [--read-only | --grant ID] [--socket PATH]
+                                                 stdio tool server (MCP) over the running desktop
+                                                 service (deploy/mcp/README.md)
 
 Environment: LOOKOUT_HOST, LOOKOUT_PORT, LOOKOUT_DATA_DIR, CLICKHOUSE_URL, NATS_URL,
 DATABASE_URL and the other LOOKOUT_* settings in README.md.`

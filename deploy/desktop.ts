@@ -65,7 +65,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
       })
       service = s
       const { retention_days: days, retention_bytes: bytes } = s.settings
-      return { config: { retentionDays: days, maxLogBytes: bytes }, sizeCap: false, onAccepted: s.onAccepted, app: { desktop: s } }
+      return { config: { retentionDays: days, maxLogBytes: bytes }, sizeCap: false, onAccepted: s.onAccepted, app: { desktop: s, otlpContract: 'desktop' } }
     },
   })
   const svc = service as DesktopService

@@ -211,7 +211,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       if (options.listen !== false) {
         const a = await buildApp(appOptions)
         app = a
-        cleanups.push(() => a.close())
+        cleanups.push(() => closeDraining(a))
         url = await a.listen({ host: config.host, port: config.port })
       }
     }
@@ -236,5 +236,19 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
   } catch (err) {
     await stopAll().catch(() => undefined)
     throw err
+  }
+}
+
+/**
+ * Closes a Fastify app once its requests in flight have answered. A keep-alive
+ * connection that goes idle during the close would hold it open until its
+ * timeout, so idle connections are dropped as they appear.
+ */
+async function closeDraining(app: FastifyInstance, everyMs = 50): Promise<void> {
+  const timer = setInterval(() => app.server.closeIdleConnections(), everyMs)
+  try {
+    await app.close()
+  } finally {
+    clearInterval(timer)
   }
 }

@@ -27,6 +27,16 @@ export async function removeWorker(db: Sql, worker: string): Promise<void> {
   await db.query('DELETE FROM monitor_workers WHERE id = $1', [worker])
 }
 
+/**
+ * Forgets processes whose lease ended before `before` (crashed, killed): without it every
+ * restart would leave a row behind. Safe at any time: a missing worker owns nothing
+ * (its checks count as free) and cannot write, and if it comes back it rejoins under a new id.
+ */
+export async function purgeWorkers(db: Sql, before: number): Promise<number> {
+  const r = await db.query('DELETE FROM monitor_workers WHERE lease_until < $1', [iso(before)])
+  return r.rowCount
+}
+
 /** Live processes, the checks they share, and how many this worker holds. */
 export async function shareOf(db: Sql, worker: string, now: number): Promise<{ workers: number; total: number; mine: number }> {
   const r = await db.query<{ workers: number; total: number; mine: number }>(

@@ -13,7 +13,7 @@ import { PROBE_REASONS } from './errors.ts'
 import { MinHeap, type HeapItem } from './heap.ts'
 import { ALL_KINDS, DEFAULT_CONCURRENCY, type Kind } from './kinds.ts'
 import {
-  changedChecks, checksById, claimChecks, heldChecks, pruneResults, registerWorker, releaseLeases, removeWorker, renewWorker, shareOf,
+  changedChecks, checksById, claimChecks, heldChecks, pruneResults, purgeWorkers, registerWorker, releaseLeases, removeWorker, renewWorker, shareOf,
 } from './leases.ts'
 import { createRunners, type IcmpOptions, type Outcome, type ProbeTarget, type Runner } from './probes/index.ts'
 import { outcome as makeOutcome } from './probes/outcome.ts'
@@ -51,6 +51,8 @@ export interface MonitorOptions {
 const GUARD_MS = 5_000
 const PRUNE_EVERY_MS = 10 * 60_000
 const PRUNE_CHUNK = 5_000
+/** A process whose lease ended this many lease periods ago is forgotten (its row deleted). */
+const WORKER_PURGE_LEASES = 10
 const CHANGES_PAGE = 2_000
 const LATENESS_SAMPLES = 1 << 17
 
@@ -303,6 +305,8 @@ export class Monitor {
     await this.#sync(now)
     if (this.#pruning || now - this.#lastPrune >= PRUNE_EVERY_MS) {
       this.#lastPrune = now
+      // Kept a while after expiry so a dead process's name still explains its checks' lease_owner.
+      await purgeWorkers(this.#db, now - WORKER_PURGE_LEASES * this.#leaseMs)
       // A chunk per round until the backlog is gone.
       this.#pruning = (await pruneResults(this.#db, now - this.#retentionMs, PRUNE_CHUNK)) === PRUNE_CHUNK
     }

@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import * as ingest from '../ingest/index.ts'
 import * as api from '../api/index.ts'
 import * as monitor from '../monitor/index.ts'
+import * as query from '../query/index.ts'
+import * as deploy from '../deploy/index.ts'
 
 function readmes(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -18,13 +20,13 @@ function readmes(dir: string, out: string[] = []): string[] {
 
 const docs = readmes('.').join('\n')
 const catalogues: Record<string, Record<string, string>> = {}
-for (const [stage, mod] of Object.entries({ ingest, api, monitor })) {
+for (const [stage, mod] of Object.entries({ ingest, query, monitor, api, deploy })) {
   for (const [name, value] of Object.entries(mod)) {
     if (name.endsWith('_ERROR_CODES') && value !== null && typeof value === 'object') catalogues[`${stage}.${name}`] = value as Record<string, string>
   }
 }
 
-t.ok(Object.keys(catalogues).length >= 2, 'found the error catalogues')
+t.ok(Object.keys(catalogues).length >= 5, 'found the error catalogues of every stage that raises coded errors')
 for (const [where, codes] of Object.entries(catalogues)) {
   for (const [code, meaning] of Object.entries(codes)) {
     t.ok(meaning.length > 10, `${where}: ${code} has a meaning`)

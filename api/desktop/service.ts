@@ -4,7 +4,7 @@
 // listener, the log store) as hooks; the routes (routes.ts) call update().
 import type { AcceptedBatch } from '../../ingest/index.ts'
 import type { Database } from '../db/index.ts'
-import { LoopbackUnavailableError, SettingsStaleRevisionError } from '../errors.ts'
+import { LoopbackUnavailableError, NotFoundError, PortalOfflineError, SettingsStaleRevisionError } from '../errors.ts'
 import { readSettings as readNotificationSettings, saveSettings as saveNotificationSettings } from '../notifications/store.ts'
 import { enqueueRows, forwardState, retryQueueNow, FORWARD_QUEUE_MAX_BYTES } from './forward-queue.ts'
 import { Forwarder, type ForwarderOptions, type ForwardTarget } from './forwarder.ts'
@@ -166,6 +166,17 @@ export class DesktopService {
     }
     if (toasts !== undefined) await saveNotificationSettings(this.#db, workspaceId, { notification_toasts: toasts })
     return this.read(workspaceId)
+  }
+
+  /**
+   * GET /v1/portal/logs: the portal's view of a local resource's logs. It needs
+   * a signed-in portal connection, which this service does not have, so it is
+   * always offline; it never answers from the local store instead.
+   */
+  async portalLogs(workspaceId: string, resourceId: string): Promise<never> {
+    const r = await this.#db.query('SELECT 1 FROM resources WHERE workspace_id = $1 AND id = $2', [workspaceId, resourceId.toLowerCase()])
+    if (r.rows.length === 0) throw new NotFoundError(`resource ${resourceId}`)
+    throw new PortalOfflineError('no portal connection is configured, so the portal copy of these logs cannot be read (local logs: GET /v1/logs)')
   }
 
   /** The service's state: socket, listener, retention, forwarding queue and counters. */

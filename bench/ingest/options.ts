@@ -104,7 +104,7 @@ Load
   --warmup D           unrecorded warm-up at the first rate (default 3s)
   --fresh-every D      freshness sample interval (default 1s; 0: off) --drain-timeout D (default 120s)
 Baselines
-  --baseline-events N  events through each raw baseline (default 200000; 0 skips them)
+  --baseline-events N  events through each raw baseline (default 200k; 0 skips them)
 Sizing
   --target R           events/s to size for (default: the highest passing rate)
   --retention D        (default 7d)     --headroom X  CPU utilisation to plan for (default 0.6)
@@ -136,6 +136,15 @@ function int(name: string, raw: string | undefined, dflt: number, min: number, m
   if (raw === undefined) return dflt
   const v = Number(raw)
   if (!Number.isInteger(v) || v < min || v > max) throw new BenchUsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+  return v
+}
+
+/** A count that may be 0: '0', '200000', '200k', '1M'. */
+export function parseCount(name: string, raw: string | undefined, dflt: number): number {
+  if (raw === undefined) return dflt
+  const m = /^(\d+(?:\.\d+)?)([kKmM])?$/.exec(raw.trim())
+  const v = m === null ? Number.NaN : Number(m[1]) * (m[2] === undefined ? 1 : m[2].toLowerCase() === 'k' ? 1e3 : 1e6)
+  if (!Number.isSafeInteger(v)) throw new BenchUsageError(`--${name} must be a count like 0, 200000 or 200k, got ${JSON.stringify(raw)}`)
   return v
 }
 
@@ -245,7 +254,7 @@ export function parseBenchArgs(argv: readonly string[], defaultOut: string): Ben
     freshEveryMs: v['fresh-every'] === undefined ? 1000 : parseDuration('fresh-every', v['fresh-every']),
     timeoutMs: v.timeout === undefined ? 30_000 : Math.max(100, parseDuration('timeout', v.timeout)),
     drainTimeoutMs: v['drain-timeout'] === undefined ? 120_000 : parseDuration('drain-timeout', v['drain-timeout']),
-    baselineEvents: int('baseline-events', v['baseline-events'], 200_000, 0),
+    baselineEvents: parseCount('baseline-events', v['baseline-events'], 200_000),
     target: v.target === undefined ? undefined : parseRate('target', v.target),
     retentionDays: v.retention === undefined ? 7 : parseDuration('retention', v.retention) / 86_400_000,
     headroom: num('headroom', v.headroom, 0.6, 0.05, 1),

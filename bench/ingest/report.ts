@@ -34,6 +34,11 @@ function errorsOf(s: StepResult): number {
   return r.networkErrors + r.timeouts + r.dropped + Object.values(r.otherStatus).reduce((a, b) => a + b, 0)
 }
 
+/** A process's resident memory at the end of a step's drain (NaN when not measured). */
+function endRss(s: StepResult, name: string): number {
+  return s.rssTimeline[s.rssTimeline.length - 1]?.bytes[name] ?? Number.NaN
+}
+
 /** Pipeline CPU per million events (everything but the harness). */
 export function pipelineCpu(s: StepResult): number {
   let t = 0
@@ -77,11 +82,11 @@ export function formatReport(r: BenchResult): string {
   out.push('')
   out.push('CPU seconds per million accepted events, and peak memory')
   out.push(textTable(
-    ['step', 'accepted ev/s', ...CPU_COLUMNS.map((c) => CPU_SHORT[c] as string), 'pipeline total', 'lookout RSS', 'nats RSS'],
+    ['step', 'accepted ev/s', ...CPU_COLUMNS.map((c) => CPU_SHORT[c] as string), 'pipeline total', 'lookout RSS peak', 'end', 'nats RSS peak'],
     steps.map((s) => [
       stepName(s), fmtK(s.accepted.eventsPerSec),
       ...CPU_COLUMNS.map((c) => num(s.cpuSecondsPerMillion[c] ?? Number.NaN)),
-      num(pipelineCpu(s)), fmtBytes(s.peakRssBytes.lookout ?? Number.NaN), fmtBytes(s.peakRssBytes['nats-server'] ?? Number.NaN),
+      num(pipelineCpu(s)), fmtBytes(s.peakRssBytes.lookout ?? Number.NaN), fmtBytes(endRss(s, 'lookout')), fmtBytes(s.peakRssBytes['nats-server'] ?? Number.NaN),
     ])))
   const withBaselines = r.scenarios.filter((s) => s.baselines !== null)
   if (withBaselines.length > 0) {
@@ -153,6 +158,17 @@ export function freshnessPlot(r: BenchResult): string {
   return lineChart({ title: 'End-to-end freshness over time (send to queryable)', xLabel: 'time since the run started, s', yLabel: 'freshness, s', series, markers })
 }
 
+export function memoryPlot(r: BenchResult): string {
+  const steps = r.scenarios.flatMap((s) => s.steps)
+  const names = [...new Set(steps.flatMap((s) => s.rssTimeline.flatMap((p) => Object.keys(p.bytes))))]
+  const series = names.map((name) => ({
+    name: `${name} RSS`,
+    points: steps.flatMap((s) => s.rssTimeline.filter((p) => p.bytes[name] !== undefined).map((p) => [p.tS, (p.bytes[name] as number) / 1048576] as const)),
+  }))
+  const markers = steps.map((x) => ({ x: x.startS, label: `#${x.step} ${fmtK(x.rate)}/s` }))
+  return lineChart({ title: 'Resident memory over time', xLabel: 'time since the run started, s', yLabel: 'RSS, MiB', series, markers })
+}
+
 export function cpuPlot(r: BenchResult): string {
   const steps = r.scenarios.flatMap((s) => s.steps)
   const keys = [...new Set(steps.flatMap((s) => Object.keys(s.cpuSecondsPerMillion)))]
@@ -169,7 +185,7 @@ export function cpuPlot(r: BenchResult): string {
   })
 }
 
-/** Writes the text report, the JSON and the three plots; returns their paths. */
+/** Writes the text report, the JSON and the four plots; returns their paths. */
 export function writeOutputs(r: BenchResult, dir: string, stem: string): string[] {
   mkdirSync(dir, { recursive: true })
   const files = {
@@ -178,12 +194,14 @@ export function writeOutputs(r: BenchResult, dir: string, stem: string): string[
     latency: join(dir, `${stem}-latency.svg`),
     freshness: join(dir, `${stem}-freshness.svg`),
     cpu: join(dir, `${stem}-cpu.svg`),
+    memory: join(dir, `${stem}-memory.svg`),
   }
   r.files = Object.values(files)
   writeFileSync(files.text, formatReport(r))
   writeFileSync(files.latency, latencyPlot(r))
   writeFileSync(files.freshness, freshnessPlot(r))
   writeFileSync(files.cpu, cpuPlot(r))
+  writeFileSync(files.memory, memoryPlot(r))
   writeFileSync(files.json, JSON.stringify(r, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n')
   return r.files
 }

@@ -20,6 +20,12 @@ export interface RequestCounts {
   dropped: number
 }
 
+export interface RssPoint {
+  /** Seconds since the run's clock origin. */
+  tS: number
+  bytes: Record<string, number>
+}
+
 export interface StepResult {
   scenario: ScenarioName
   /** 1-based within the scenario. */
@@ -44,6 +50,8 @@ export interface StepResult {
   cpuSeconds: Record<string, number>
   cpuSecondsPerMillion: Record<string, number>
   peakRssBytes: Record<string, number>
+  /** Resident memory by process every 5 s of the step and at the end of its drain. */
+  rssTimeline: RssPoint[]
   /** The machine's 1-minute load average at the end of the step (other work on it shows here). */
   loadAverage: number
   verdict: Verdict

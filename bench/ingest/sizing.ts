@@ -96,15 +96,15 @@ export function sizeDeployment(i: SizingInput): SizingReport {
       processes: apiProcesses,
       memory: `${fmtBytes(i.peakRss.lookout)} measured per process (incl. chdb)`,
       disk: '-',
-      basis: `${apiProcesses} process(es) with LOOKOUT_WORKERS=${workersPerProcess}: main thread ${fmtCpu(i.cpu.nodeMain)}, workers+V8 ${fmtCpu(i.cpu.workers + i.cpu.v8)}`,
+      basis: `${apiProcesses} \`lookout serve --role api\` process(es) with LOOKOUT_WORKERS=${workersPerProcess}: main thread ${fmtCpu(i.cpu.nodeMain)}, workers+V8 ${fmtCpu(i.cpu.workers + i.cpu.v8)}`,
     },
     {
       component: 'loader',
       cores: 0,
       processes: loaders,
-      memory: 'in the process above',
+      memory: 'a Node process plus one insert batch (LOOKOUT_LOADER_MAX_ROWS rows)',
       disk: '-',
-      basis: `one serial insert stream reached ${fmtRate(i.insertEventsPerSec)} here; its JS cost is inside the main-thread figure`,
+      basis: `${loaders} \`lookout serve --role loader\` process(es) (or as many loaders inside the api processes): one serial insert stream reached ${fmtRate(i.insertEventsPerSec)} here; its JS cost is inside the main-thread figure`,
     },
     {
       component: 'NATS JetStream',

@@ -8,13 +8,15 @@ import type { BacklogReader } from './backlog.ts'
 import type { FreshnessTracker } from './freshness.ts'
 import { CPU_CATEGORIES, type Pipeline } from './pipeline.ts'
 import type { Progress } from './progress.ts'
-import type { RequestCounts, StepResult } from './results.ts'
+import type { RequestCounts, RssPoint, StepResult } from './results.ts'
 import { judgeStep, OpenLoopSchedule, type Thresholds } from './schedule.ts'
 import { DROPPED, NETWORK_ERROR, TIMED_OUT, type OpenLoopSender, type RequestResult } from './sender.ts'
 import type { TrafficSource } from './traffic-source.ts'
 import type { ScenarioName } from './options.ts'
 
 export const HARNESS = 'harness (load generator)'
+/** RSS samples (every 250 ms) per timeline point. */
+const RSS_TIMELINE_EVERY = 20
 
 export interface StepContext {
   pipeline: Pipeline
@@ -42,11 +44,18 @@ export async function runStep(ctx: StepContext, scenario: ScenarioName, step: nu
   const cpu0 = ctx.pipeline.processes.map((p) => cpuSnapshot(p.pid, p.classify))
   const harness0 = process.cpuUsage()
   const peakRss: Record<string, number> = {}
+  // Peaks from every 250 ms sample; a point of the timeline every 5 s (a soak shows whether memory stays flat).
+  const rssTimeline: RssPoint[] = []
+  let rssSamples = 0
   const sampleRss = () => {
+    const now: Record<string, number> = {}
     for (const p of ctx.pipeline.processes) {
       const v = processRss(p.pid)
-      if (Number.isFinite(v)) peakRss[p.name] = Math.max(peakRss[p.name] ?? 0, v)
+      if (!Number.isFinite(v)) continue
+      now[p.name] = v
+      peakRss[p.name] = Math.max(peakRss[p.name] ?? 0, v)
     }
+    if (rssSamples++ % RSS_TIMELINE_EVERY === 0) rssTimeline.push({ tS: (performance.now() - ctx.originMs) / 1000, bytes: now })
   }
   sampleRss()
   const rssTimer = setInterval(sampleRss, 250)
@@ -130,6 +139,7 @@ export async function runStep(ctx: StepContext, scenario: ScenarioName, step: nu
   const drainS = (performance.now() - sendEnd) / 1000
   clearInterval(rssTimer)
   clearInterval(backlogTimer)
+  rssSamples = 0
   sampleRss()
 
   const cpuSeconds: Record<string, number> = {}
@@ -167,7 +177,7 @@ export async function runStep(ctx: StepContext, scenario: ScenarioName, step: nu
     offered: { eventsPerSec: (counts.due * epr) / windowS, mbPerSec: sentBytes / 1e6 / windowS },
     accepted: { events: okEvents, eventsPerSec: okEvents / windowS, mbPerSec: okBytes / 1e6 / windowS },
     errorRate, ackMs, senderLagMs, freshnessMs, backlog: backlogMax, drainS,
-    cpuSeconds, cpuSecondsPerMillion, peakRssBytes: peakRss, loadAverage: loadavg()[0] ?? Number.NaN, verdict,
+    cpuSeconds, cpuSecondsPerMillion, peakRssBytes: peakRss, rssTimeline, loadAverage: loadavg()[0] ?? Number.NaN, verdict,
   }
 }
 

@@ -22,6 +22,8 @@ const HTTPS_SHARE = env('BENCH_HTTPS_SHARE', 0.5)
 const WARMUP = env('BENCH_WARMUP_INTERVALS', 1)
 const MEASURE = env('BENCH_MEASURE_INTERVALS', 3)
 const RAW_PROBES = env('BENCH_RAW_PROBES', 4_000)
+const RAW_PACED_S = env('BENCH_RAW_PACED_S', 20)
+const FLUSH_MS = process.env.BENCH_FLUSH_MS === undefined ? undefined : Number(process.env.BENCH_FLUSH_MS)
 const REAL_INTERVAL_S = 120
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -78,7 +80,7 @@ console.log(`created ${CHECKS} checks (${httpsCount} https, ${CHECKS - httpsCoun
 // ---- the monitor ----
 // Imports (chdb is mapped by the api stage) and PGlite's WebAssembly heap are here before the monitor starts.
 const rssBefore = process.memoryUsage.rss()
-const monitor = new Monitor(db, { logger: { warn: (o, m) => console.error(m, o) } })
+const monitor = new Monitor(db, { logger: { warn: (o, m) => console.error(m, o) }, ...(FLUSH_MS === undefined ? {} : { flushMs: FLUSH_MS }) })
 await monitor.start()
 await sleep(WARMUP * INTERVAL_S * 1000)
 monitor.takeLateness()
@@ -127,6 +129,40 @@ const rawWall = (performance.now() - rawT0) / 1000
 const rawCpu = process.cpuUsage(rawCpu0)
 const rawCpuPer1000 = ((rawCpu.user + rawCpu.system) / 1e6 / RAW_PROBES) * 1000
 
+// ---- paced raw baseline: the same runners started at the monitor's rate, spread evenly (no scheduler/state/database) ----
+// Spread-out probes cost more each than a tight loop (every socket event is its own wakeup), so this is the fair
+// baseline for "what does the monitor add at this rate".
+const rate = CHECKS / INTERVAL_S
+let paced = 0
+let pacedUp = 0
+let pacedInflight = 0
+let pacedDone = false
+const pacedCpu0 = process.cpuUsage()
+const pacedT0 = performance.now()
+await new Promise<void>((resolve) => {
+  const tick = setInterval(() => {
+    const elapsedS = (performance.now() - pacedT0) / 1000
+    const due = Math.min(Math.floor(elapsedS * rate), Math.floor(RAW_PACED_S * rate))
+    for (; paced < due; paced++) {
+      const [runner, target] = (paced % 1000 < HTTPS_SHARE * 1000 ? runners[0] : runners[1]) as [Runner, ProbeTarget]
+      pacedInflight++
+      void runner.run(target, ctx).then((o) => {
+        if (o.status === 'up') pacedUp++
+        if (--pacedInflight === 0 && pacedDone) resolve()
+      })
+    }
+    if (elapsedS >= RAW_PACED_S) {
+      clearInterval(tick)
+      pacedDone = true
+      if (pacedInflight === 0) resolve()
+    }
+  }, 5)
+})
+const pacedWall = (performance.now() - pacedT0) / 1000
+const pacedCpu = process.cpuUsage(pacedCpu0)
+const pacedCpuS = (pacedCpu.user + pacedCpu.system) / 1e6
+const pacedCpuPer1000 = (pacedCpuS / Math.max(1, paced)) * 1000
+
 child.kill('SIGTERM')
 await db.close()
 await server?.stop()
@@ -147,5 +183,7 @@ monitor (${CHECKS} checks, ${INTERVAL_S} s interval, ${dbName}, measured ${f(wal
   peak RSS               ${mib(peakRss)} MiB (${mib(rssBefore)} MiB before the monitor started: imports and PGlite; +${mib(peakRss - rssBefore)} MiB); V8 heap used ${mib(heapUsed)} MiB
 raw probes (same runners, 64 at a time, no scheduler/state/database)
   ${RAW_PROBES} probes in ${f(rawWall)} s, ${rawUp} up; ${f(rawCpuPer1000 * 1000, 0)} ms CPU per 1000 probes
-ratio monitor/raw CPU per check: ${f(cpuPer1000 / rawCpuPer1000, 2)}x
+paced raw probes (same runners started at ${f(rate)}/s, spread evenly, no scheduler/state/database)
+  ${paced} probes in ${f(pacedWall)} s, ${pacedUp} up; ${f(pacedCpuS)} s CPU = ${f((pacedCpuS / pacedWall) * 100)}% of one core; ${f(pacedCpuPer1000 * 1000, 0)} ms CPU per 1000 probes
+ratio monitor/raw CPU per check: ${f(cpuPer1000 / rawCpuPer1000, 2)}x (tight loop), ${f(cpuPer1000 / pacedCpuPer1000, 2)}x (paced at the same rate)
 `)

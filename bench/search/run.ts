@@ -4,7 +4,7 @@
 // message index choice (text vs tokenbf vs none) by load cost and rare-term
 // speed. See README.md.
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import { loadConfig, startLookout } from '../../deploy/index.ts'
@@ -18,11 +18,14 @@ const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 50)
 const DAYS = Number(process.env.BENCH_DAYS ?? 7)
 const RUNS = Number(process.env.BENCH_RUNS ?? 50)
 const PAGES = Number(process.env.BENCH_PAGES ?? 20)
+// Paging walks (each PAGES deep); default RUNS.
+const WALKS = Number(process.env.BENCH_WALKS ?? RUNS)
 const COMPARE = (process.env.BENCH_COMPARE ?? '1') !== '0'
 const CHUNK = 2_000_000
 
 const out = (s: string) => process.stdout.write(s + '\n')
 const ms = (v: number) => v.toFixed(1).padStart(7)
+const load1 = () => loadavg().map((x) => x.toFixed(2)).join(' ')
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lookout-search-bench-'))
 const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1', LOOKOUT_RETENTION_DAYS: String(DAYS) })
@@ -67,6 +70,7 @@ function p95(values: readonly number[]): number {
   return v[Math.max(0, Math.ceil(0.95 * v.length) - 1)] as number
 }
 
+out(`machine: load average ${load1()} at start (the figures below are only as quiet as the machine)`)
 out(`generating ${ROWS.toLocaleString('en')} lines over ${RESOURCES} resources and ${DAYS} days into ${db}.logs (text index on lower(message) and on attribute values)...`)
 const loaded = await load(`${db}.logs`)
 out(`  loaded in ${loaded.wall.toFixed(1)} s, ${loaded.cpu.toFixed(1)} CPU s (${Math.round(ROWS / loaded.wall).toLocaleString('en')} rows/s); ${await tableFacts('logs')}`)
@@ -153,7 +157,7 @@ for (const sc of scenarios) {
 // Paging: PAGES pages deep from the newest, per resource.
 {
   const walks: Hit[][] = []
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < WALKS; i++) {
     const walk: Hit[] = []
     let cursor: string | null = null
     for (let p = 0; p < PAGES; p++) {
@@ -168,7 +172,7 @@ for (const sc of scenarios) {
   const r: number[] = []
   const deepH: number[] = []
   const deepR: number[] = []
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < WALKS; i++) {
     const walk = walks[i] as Hit[]
     let cursor: string | null = null
     for (let p = 0; p < walk.length; p++) {
@@ -270,5 +274,7 @@ if (COMPARE) {
   for (const r of rows) out(r)
 }
 
+out('')
+out(`machine: load average ${load1()} at the end`)
 await lookout.stop()
 rmSync(dataDir, { recursive: true, force: true })

@@ -289,8 +289,14 @@ t.test('an incident reaches every verified, unpaused, routed destination once; r
   t.equal(closed.incident.id, incidentId)
   t.equal(closed.incident.state, 'closed')
   t.equal((await post('acknowledge', { incident_id: incidentId })).body.detail[0].type, 'LOOKOUT_ALERT_INCIDENT_CLOSED')
-  // Exactly once per destination and event: nothing more arrives.
-  await new Promise((r) => setTimeout(r, 1500))
+  // Exactly once per destination and event: once the outbox is drained and nothing of the incident is
+  // queued any more, nothing more can arrive.
+  await waitFor(async () => (await lk.lookout.db.query(
+    `SELECT 1 FROM monitor_outbox WHERE processed_at IS NULL UNION ALL SELECT 1 FROM alert_deliveries WHERE incident_id = $1 AND state = 'queued'`,
+    [incidentId])).rows.length === 0, 'outbox and deliveries of the incident drained')
+  const perDest = await lk.lookout.db.query<{ destination_id: string; event_type: string; n: number }>(
+    `SELECT destination_id, event_type, count(*)::int AS n FROM alert_deliveries WHERE incident_id = $1 GROUP BY 1, 2`, [incidentId])
+  t.ok(perDest.rows.length > 0 && perDest.rows.every((r) => r.n === 1), 'one delivery per destination and event')
   t.equal(http.on('/inc-hook').filter((r) => r.json?.type === 'incident.opened' && r.headers['x-lookout-event-id'] === opened.id).length, 2, 'one delivery (two attempts)')
   t.equal(http.on('/inc-slack').filter((r) => /DOWN/.test(r.json?.text ?? '')).length, 1)
   const notes = await lk.ownerReq('GET', `/v1/notifications?query=alerted-service&workspace_id=${lk.workspaceId}`)
@@ -379,4 +385,34 @@ t.test('policy: revisioned; repeats and escalation fire while unacknowledged and
   const after = (await lk.req('GET', P)).body.incidents.find((i: { id: string }) => i.id === incidentId)
   t.match(after, { acknowledged: true, next_repeat_at: null, next_escalation_at: null, repeats: 2, escalation_level: 1 })
   await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${rid}/monitoring`, { id: check, enabled: false })
+})
+
+t.test('email: alerts go over SMTP; a 4xx reply is retried, a 5xx reply fails the delivery', async (t) => {
+  const address = 'pager@example.com'
+  const n = smtp.mails.length
+  const id = await verified('email', address, async () => codeIn((await waitFor(() => smtp.mails.slice(n).find((m) => m.to.includes(address)), 'code mail')).raw) as string)
+  const settled = (deliveryId: string) => waitFor(async () => {
+    const r = await lk.req('GET', `/v1/workspaces/${lk.workspaceId}/resources/${rid}/monitoring?view=deliveries&limit=100`)
+    const d = r.body.items.find((x: { id: string }) => x.id === deliveryId)
+    return d !== undefined && d.state !== 'queued' ? d : undefined
+  }, `delivery ${deliveryId} settled`)
+
+  smtp.reject(address, [451])
+  const before = smtp.mails.length
+  const test = await post('test', { id })
+  t.equal(test.status, 200)
+  const d = await settled(test.body.delivery.id)
+  t.match(d, { state: 'delivered', channel: 'email', event_type: 'alert.test', attempts: 2 })
+  t.same(d.attempt_history.map((a: { outcome: string; status: number }) => [a.outcome, a.status]), [['retry', 451], ['delivered', 250]], 'the relay\'s 451 was retried')
+  const mails = smtp.mails.slice(before).filter((m) => m.to.includes(address))
+  t.equal(mails.length, 1, 'one mail')
+  t.equal(mails[0]?.from, 'alerts@lookout.test')
+  t.match(mails[0]?.raw, new RegExp(`X-Lookout-Delivery-Id: ${test.body.delivery.id}`, 'i'))
+  t.match(mails[0]?.raw, /Subject: .*alerted-service/)
+
+  smtp.reject(address, [550])
+  const bounced = await post('test', { id })
+  const f = await settled(bounced.body.delivery.id)
+  t.match(f, { state: 'failed', attempts: 1, last_status: 550 })
+  t.match(f.last_error, /smtp .*550/)
 })

@@ -93,4 +93,11 @@ t.test('requests through the checked dispatcher', async (t) => {
   }
   const refused = await postJson(agent, 'http://127.0.0.1:1/', '{}', {}, { policy: WEBHOOK_POLICY })
   t.match(refused, { outcome: 'retry', error: 'connection refused' })
+
+  // The socket timeout (10 s in service; short here): a receiver that never answers is a retryable failure.
+  const impatient = safeAgent(WEBHOOK_POLICY, { timeoutMs: 300, resolver: async () => [{ address: '127.0.0.1', family: 4 }] })
+  t.teardown(() => impatient.close())
+  http.handle('/hang', () => new Promise(() => undefined))
+  const hung = await postJson(impatient, at('receiver.test', '/hang'), '{}', {}, { policy: WEBHOOK_POLICY })
+  t.match(hung, { outcome: 'retry', status: null, error: 'no response within the socket timeout' })
 })

@@ -90,15 +90,23 @@ export interface SmtpReceiver {
   port: number
   url: string
   mails: Mail[]
+  /** Replies for RCPT TO of an address, used in order (then accepted): e.g. 451 (try later) or 550 (no such mailbox). */
+  reject(address: string, codes: number[]): void
   close(): Promise<void>
 }
 
 export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   const mails: Mail[] = []
+  const rejections = new Map<string, number[]>()
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const code = rejections.get(address.address)?.shift()
+      if (code === undefined) return callback()
+      callback(Object.assign(new Error(code >= 500 ? 'mailbox unavailable' : 'try again later'), { responseCode: code }))
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))
@@ -116,6 +124,9 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   const port = (server.server.address() as AddressInfo).port
   return {
     port, url: `smtp://127.0.0.1:${port}`, mails,
+    reject: (address, codes) => {
+      rejections.set(address, [...codes])
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }

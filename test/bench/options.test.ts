@@ -45,6 +45,16 @@ t.test('the issue\'s example and find-max options', async (t) => {
   t.equal(o.resources, 5)
 })
 
+t.test('--baseline-events takes counts with suffixes, and 0', async (t) => {
+  t.equal(parseBenchArgs(['--baseline-events', '100k'], '/o').baselineEvents, 100_000)
+  t.equal(parseBenchArgs(['--baseline-events', '1.5M'], '/o').baselineEvents, 1_500_000)
+  t.equal(parseBenchArgs(['--baseline-events', '0'], '/o').baselineEvents, 0, '0 skips the baselines')
+  t.equal(parseBenchArgs(['--baseline-events', '300'], '/o').baselineEvents, 300)
+  t.throws(() => parseBenchArgs(['--baseline-events', '1.5'], '/o'), { message: /--baseline-events must be a count/ })
+  t.throws(() => parseBenchArgs(['--baseline-events', 'lots'], '/o'), { message: /--baseline-events must be a count/ })
+  t.throws(() => parseBenchArgs(['--baseline-events=-5'], '/o'), { message: /--baseline-events must be a count/ })
+})
+
 t.test('route limits and pipeline choices are checked', async (t) => {
   t.equal(parseBenchArgs(['--scenario', 'legacy'], '/o').records, 100, 'legacy batches default to their maximum, 100')
   t.throws(() => parseBenchArgs(['--scenario', 'legacy', '--records', '101'], '/o'), { message: /--records must be an integer from 1 to 100/ })

@@ -33,6 +33,8 @@ t.test('the sizing arithmetic for 400k events/s, 7 days', async (t) => {
   t.match(api?.basis, /LOOKOUT_WORKERS=2/)
   // loaders: 400k / (150k * 0.5) = 5.33 -> 6.
   t.equal(line('loader')?.processes, 6)
+  t.match(line('loader')?.basis, /^6 `lookout serve --role loader` process/)
+  t.match(api?.basis, /^2 `lookout serve --role api` process/)
   const nats = line('NATS')
   t.equal(nats?.cores, 0.4)
   // buffer: 400k events/s * 1000 B * 3600 s = 1.44e12 B = 1.31 TiB.

@@ -49,6 +49,10 @@ t.test('in-process: four scenarios at a fixed rate, baselines, sizing, files', a
     t.ok(Object.keys(step.cpuSecondsPerMillion).includes('node main thread'), `${s.name}: CPU of the pipeline process`)
     t.ok(Object.keys(step.cpuSecondsPerMillion).includes('nats-server'), `${s.name}: CPU of nats-server`)
     t.ok((step.peakRssBytes.lookout ?? 0) > 0 && (step.peakRssBytes['nats-server'] ?? 0) > 0, `${s.name}: peak memory`)
+    // A point at the start and one at the end of the drain at least, each at most the peak.
+    t.ok(step.rssTimeline.length >= 2, `${s.name}: memory timeline`)
+    t.ok(step.rssTimeline.every((p) => (p.bytes.lookout ?? 0) > 0 && (p.bytes.lookout ?? 0) <= (step.peakRssBytes.lookout ?? 0)), `${s.name}: timeline within the peak`)
+    t.ok(step.rssTimeline.every((p, i) => i === 0 || p.tS >= (step.rssTimeline[i - 1]?.tS ?? 0)), `${s.name}: timeline in time order`)
     t.ok(s.freshnessSamples.length >= 1)
     const b = s.baselines
     t.ok(b !== null, `${s.name}: baselines`)
@@ -65,12 +69,12 @@ t.test('in-process: four scenarios at a fixed rate, baselines, sizing, files', a
   t.ok(lines.some((l) => l.includes('baselines: decode')), 'progress log lines')
 
   const files = writeOutputs(r, out, 'smoke')
-  t.equal(files.length, 5)
+  t.equal(files.length, 6)
   for (const f of files) t.ok(existsSync(f), f)
   const json = JSON.parse(readFileSync(join(out, 'smoke.json'), 'utf8')) as BenchResult
   t.equal(json.scenarios.length, 4)
   t.equal(json.options.token, undefined, 'no token in the file')
-  for (const plot of ['latency', 'freshness', 'cpu']) {
+  for (const plot of ['latency', 'freshness', 'cpu', 'memory']) {
     const svg = readFileSync(join(out, `smoke-${plot}.svg`), 'utf8')
     t.ok(svg.startsWith('<svg ') && svg.trimEnd().endsWith('</svg>'), `${plot} plot`)
     t.notMatch(svg, /NaN/, `${plot}: no NaN coordinates`)

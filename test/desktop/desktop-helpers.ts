@@ -2,7 +2,7 @@
 // temporary directories, requests on its owner socket and on its loopback
 // listener, and a client run as another user.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -41,8 +41,8 @@ export async function httpReq(base: string, method: string, path: string, body?:
   const client = new Client(base)
   try {
     const h: Record<string, string> = { ...headers }
-    let payload: string | undefined
-    if (typeof body === 'string') payload = body
+    let payload: string | Uint8Array | undefined
+    if (typeof body === 'string' || body instanceof Uint8Array) payload = body
     else if (body !== undefined) {
       payload = JSON.stringify(body)
       h['content-type'] ??= 'application/json'
@@ -79,8 +79,8 @@ export function connectAs(uid: number, gid: number, socketPath: string): Promise
   })
 }
 
-export interface TestDesktop {
-  desktop: Desktop
+/** Requests a test makes on a running desktop service through its owner socket. */
+export interface DesktopClient {
   base: string
   env: NodeJS.ProcessEnv
   socketPath: string
@@ -90,14 +90,19 @@ export interface TestDesktop {
   resource(externalId?: string): Promise<string>
   /** Creates a grant (owner socket) and returns its id and token. */
   grant(scopes: string[], resources?: 'all' | string[], kind?: 'access' | 'sender'): Promise<{ id: string; token: string }>
+}
+
+export interface TestDesktop extends DesktopClient {
+  desktop: Desktop
   stop(): Promise<void>
 }
 
 /**
- * A desktop service on a temporary base directory that others may traverse
- * (0755) so that only the service's own private directory keeps them out.
+ * A temporary base directory that others may traverse (0755), so that only
+ * the service's own private directory keeps them out, and the environment
+ * that puts the service's socket and data in it.
  */
-export async function startTestDesktop(options: Omit<DesktopOptions, 'env'> & { env?: Record<string, string> } = {}): Promise<TestDesktop> {
+function testEnv(extra: Record<string, string> = {}): { base: string; env: NodeJS.ProcessEnv } {
   const base = mkdtempSync(join(tmpdir(), 'lookout-desktop-'))
   chmodSync(base, 0o755)
   mkdirSync(join(base, 'run'), { mode: 0o755 })
@@ -109,15 +114,17 @@ export async function startTestDesktop(options: Omit<DesktopOptions, 'env'> & { 
     LOOKOUT_WORKERS: '1',
     LOOKOUT_LOADER_FLUSH_MS: '100',
     LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0',
-    ...options.env,
+    ...extra,
   }
-  const desktop = await startDesktop({ logger: false, onError: () => undefined, ...options, env })
-  const socketPath = desktop.paths.socketPath
+  return { base, env }
+}
+
+async function clientOf(base: string, env: NodeJS.ProcessEnv, socketPath: string): Promise<DesktopClient> {
   const owner = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => socketReq(socketPath, method, path, body, headers)
   const ws = await owner('GET', '/v1/workspaces')
   const workspaceId = ws.body.items[0].id as string
   return {
-    desktop, base, env, socketPath, workspaceId, owner,
+    base, env, socketPath, workspaceId, owner,
     async resource(externalId = `res-${Math.random().toString(36).slice(2)}`) {
       const r = await owner('POST', `/v1/workspaces/${workspaceId}/resources`, { external_id: externalId, name: externalId, kind: 'server' })
       if (r.status !== 201) throw new Error(`resource: ${r.status} ${JSON.stringify(r.body)}`)
@@ -128,8 +135,73 @@ export async function startTestDesktop(options: Omit<DesktopOptions, 'env'> & { 
       if (r.status !== 201) throw new Error(`grant: ${r.status} ${JSON.stringify(r.body)}`)
       return { id: r.body.id as string, token: r.body.token as string }
     },
+  }
+}
+
+/** A desktop service in this process (startDesktop), for tests that look inside it. */
+export async function startTestDesktop(options: Omit<DesktopOptions, 'env'> & { env?: Record<string, string> } = {}): Promise<TestDesktop> {
+  const { base, env } = testEnv(options.env)
+  const desktop = await startDesktop({ logger: false, onError: () => undefined, ...options, env })
+  const client = await clientOf(base, env, desktop.paths.socketPath)
+  return {
+    ...client, desktop,
     async stop() {
       await desktop.stop()
+      rmSync(base, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface DesktopProcess extends DesktopClient {
+  child: ChildProcess
+  /** What the command printed so far. */
+  stdout(): string
+  /** SIGTERM, then its exit code (idempotent). */
+  terminate(): Promise<number | null>
+  /** terminate() and remove the directories. */
+  stop(): Promise<void>
+}
+
+/**
+ * `lookout desktop` as the user runs it: a child process, ready once it prints
+ * its socket. `again` starts it on the directories of a previous (stopped) one.
+ */
+export async function startDesktopProcess(extraEnv: Record<string, string> = {}, again?: DesktopProcess): Promise<DesktopProcess> {
+  const { base, env } = again === undefined ? testEnv(extraEnv) : { base: again.base, env: again.env }
+  const child = spawn(process.execPath, ['deploy/lookout.ts', 'desktop'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d) => (out += d))
+  child.stderr.on('data', (d) => (err += d))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const socketPath = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const m = /owner socket (\S+)/.exec(out)
+      if (m !== null) {
+        child.stdout.off('data', onData)
+        resolve(m[1] as string)
+      }
+    }
+    child.stdout.on('data', onData)
+    void exited.then((code) => reject(new Error(`lookout desktop exited ${code} before it was ready: ${out}${err}`)))
+  })
+  let terminated: Promise<number | null> | null = null
+  const terminate = () => (terminated ??= (async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    return exited
+  })())
+  let client: DesktopClient
+  try {
+    client = await clientOf(base, env, socketPath)
+  } catch (e) {
+    await terminate()
+    throw e
+  }
+  return {
+    ...client, child, terminate,
+    stdout: () => out,
+    async stop() {
+      await terminate()
       rmSync(base, { recursive: true, force: true })
     },
   }

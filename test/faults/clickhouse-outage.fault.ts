@@ -35,12 +35,16 @@ t.test(`ClickHouse unavailable for ${OUTAGE_MS / 1000} s with a ${STREAM_MAX_BYT
   const outageEnds = Date.now() + OUTAGE_MS
   let maxBacklogBytes = 0
   let refusal: { status: number; body: any; retryAfter: string | null } | null = null
+  const probeStatuses: number[] = []
   while (Date.now() < outageEnds) {
     const b = await lk.lookout.broker.backlog()
     maxBacklogBytes = Math.max(maxBacklogBytes, b.bytes)
-    if (refusal === null && b.bytes > STREAM_MAX_BYTES * 0.9) {
-      // At the limit: what a sender sees (on a resource of its own, outside the ledger).
-      const r = await lk.req('POST', probePath, { events: [{ message: 'probe ' + 'x'.repeat(4000) }] })
+    // At the limit (the stream refused one of the sender's batches, and nothing
+    // leaves it during the outage): what a sender sees, with a request larger
+    // than the sender's, on a resource of its own, outside the ledger.
+    if (refusal === null && (sender.stats.statuses['429'] ?? 0) > 0) {
+      const r = await lk.req('POST', probePath, { events: Array.from({ length: 50 }, (_, i) => ({ message: `probe ${i} ` + 'x'.repeat(2000) })) })
+      probeStatuses.push(r.status)
       if (r.status !== 200) refusal = { status: r.status, body: r.body, retryAfter: r.headers.get('retry-after') }
     }
     await sleep(500)
@@ -53,7 +57,8 @@ t.test(`ClickHouse unavailable for ${OUTAGE_MS / 1000} s with a ${STREAM_MAX_BYT
   const rep = await ledger.settle(lk.lookout.store, rid, 120_000)
   t.comment(formatReport(`ClickHouse outage of ${OUTAGE_MS / 1000} s`, rep))
   t.comment(`largest backlog ${maxBacklogBytes} bytes of ${STREAM_MAX_BYTES}; loader insert attempts failed during the outage: ${outageErrors}; ` +
-    `acknowledged before/during/after: ${ledger.ackedIn('before')}/${ledger.ackedIn('during')}/${ledger.ackedIn('after')}; sender: ${JSON.stringify(sender.stats)}`)
+    `acknowledged before/during/after: ${ledger.ackedIn('before')}/${ledger.ackedIn('during')}/${ledger.ackedIn('after')}; sender: ${JSON.stringify(sender.stats)}; ` +
+    `probe statuses ${JSON.stringify(probeStatuses)}, refusal ${JSON.stringify(refusal)}`)
 
   t.ok(ledger.ackedIn('during') > 0, 'JetStream absorbed requests during the outage')
   t.ok(maxBacklogBytes <= STREAM_MAX_BYTES, 'the backlog never went past its limit')

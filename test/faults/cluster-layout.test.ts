@@ -13,15 +13,16 @@
 //   cluster insert settings, the loader's checks over clusterAllReplicas, and a
 //   loader killed between the parts of its insert, its batch redelivered.
 import t from 'tap'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from 'chdb'
 import {
-  Broker, DecoderPool, IngestService, migrateLogStore, openLogStore, type LogStore, type QueryParams,
+  Broker, DecoderPool, IngestService, migrateLogStore, openLogStore, type LogStore, type QueryParams, type QueryResult,
 } from '../../ingest/index.ts'
 import { knownEventIds, storedBatchRows, storedEventIds } from '../../ingest/stored.ts'
 import { ManagedNats } from '../../deploy/index.ts'
+import { renderClusterSchema } from '../../deploy/clickhouse/render-schema.ts'
 import { Ledger, formatReport } from './lib/ledger.ts'
 import { LoaderProcess } from './lib/loader-process.ts'
 import { twoDays } from './lib/two-days.ts'
@@ -44,14 +45,29 @@ writeFileSync(config, `<clickhouse>
 const session = new Session(dataDir, { connectionArgs: [`--config-file=${config}`] })
 const inner = openLogStore({ path: dataDir, layout: 'cluster', cluster: 'lookout' })
 const sent: string[] = []
-const store: LogStore = Object.create(inner, {
-  command: {
-    value: (sql: string, params?: QueryParams) => {
-      sent.push(sql)
-      return inner.command(standIn(sql), params)
-    },
-  },
-})
+/** The real store; its DDL is recorded as sent and run through the stand-in. */
+class StandInStore implements LogStore {
+  readonly embedded = inner.embedded
+  readonly database = inner.database
+  readonly cluster = inner.cluster
+  command(sql: string, params?: QueryParams): Promise<void> {
+    sent.push(sql)
+    return inner.command(standIn(sql), params)
+  }
+  query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    return inner.query<T>(sql, params)
+  }
+  insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
+    return inner.insertJsonRows(table, body, dedupToken)
+  }
+  ping(): Promise<boolean> {
+    return inner.ping()
+  }
+  close(): Promise<void> {
+    return inner.close()
+  }
+}
+const store: LogStore = new StandInStore()
 t.teardown(async () => {
   await inner.close()
   session.close()
@@ -63,6 +79,19 @@ function standIn(sql: string): string {
     .replace(/ ON CLUSTER '[^']+'/g, '')
     .replace(/ReplicatedMergeTree\('[^']*', '\{replica\}'\)/g, 'MergeTree')
     .replace('replicated_deduplication_window = 10000, replicated_deduplication_window_seconds = 604800', 'non_replicated_deduplication_window = 10000')
+}
+
+/** A hang shows up as a failure with a reason, not as the file's timeout. */
+async function within<T>(p: Promise<T> | null, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), ms)
+  })
+  try {
+    return await Promise.race([p ?? Promise.reject(new Error(what)), late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 const ws = '11111111-1111-4111-8111-111111111111'
@@ -81,6 +110,14 @@ t.test('migrations: every statement ON CLUSTER, replicated shards, a Distributed
   const tables = await store.query<{ name: string; engine: string }>(`SELECT name, engine FROM system.tables WHERE database = 'lookout' ORDER BY name`)
   t.same(tables.rows.map((r) => `${r.name}:${r.engine}`), ['logs:Distributed', 'logs_local:MergeTree', 'schema_migrations:MergeTree'])
   t.equal(await migrateLogStore(store, { retentionDays: 7, layout: 'cluster', cluster: 'lookout' }), 0, 'a second run applies nothing')
+})
+
+t.test('deploy/clickhouse/schema.sql is what the migrations send', async (t) => {
+  const file = readFileSync(new URL('../../deploy/clickhouse/schema.sql', import.meta.url), 'utf8')
+  t.equal(file, await renderClusterSchema(), 'regenerate with: node deploy/clickhouse/render-schema.ts > deploy/clickhouse/schema.sql')
+  const ran = sent.filter((s) => /^\s*(CREATE|ALTER)/.test(s)).map((s) => s.replace(/\s+/g, ' ').trim())
+  const listed = file.split(';').map((s) => s.replace(/--[^\n]*\n/g, '').replace(/\s+/g, ' ').trim()).filter((s) => /^(CREATE|ALTER)/.test(s))
+  t.same(ran.slice(0, listed.length), listed, 'the statements the first migration run above sent')
 })
 
 t.test('inserts through the Distributed table are deduplicated by token; the checks see every replica', async (t) => {
@@ -126,7 +163,7 @@ t.test('a loader dies between the parts of its insert; the redelivered batch loa
   const a = new LoaderProcess({ ...brokerOpts, streamMaxBytes: brokerOpts.maxBytes, store, name: 'loader-a' })
   a.dieOnNextInsert('mid-insert')
   await a.start()
-  const wrote = await a.died
+  const wrote = await within(a.died, 60_000, 'the first loader never reached its insert')
   const b = new LoaderProcess({ ...brokerOpts, streamMaxBytes: brokerOpts.maxBytes, store, name: 'loader-b' })
   await b.start()
   t.teardown(() => b.stop())

@@ -15,7 +15,7 @@ const STEADY_MS = Number(process.env.FAULT_STEADY_MS ?? 2500)
 const OUTAGE_MS = Number(process.env.FAULT_OUTAGE_MS ?? 10_000)
 
 t.test('kill -9 of the stream leader in a 3-node cluster loses and duplicates nothing', async (t) => {
-  const cluster = new NatsCluster({ size: 3 })
+  const cluster = new NatsCluster()
   await cluster.start()
   const lk = await startTestLookout({ env: { NATS_URL: cluster.urls.join(','), LOOKOUT_NATS_REPLICAS: '3', LOOKOUT_STREAM_MAX_BYTES: String(256 * 1024 * 1024) } }).catch(async (err: unknown) => {
     await cluster.stop()

@@ -115,3 +115,10 @@ export async function startTestLookout(options: TestLookoutOptions = {}): Promis
   }
   return t
 }
+
+/** The secret part of `lkt_<id>_<secret>`; the secret is base64url and may itself hold `_`. */
+export function tokenSecret(token: string): string {
+  const at = token.indexOf('_', 'lkt_'.length)
+  if (!token.startsWith('lkt_') || at < 0 || at === token.length - 1) throw new Error(`not a token: ${token.slice(0, 8)}…`)
+  return token.slice(at + 1)
+}

@@ -1,36 +1,37 @@
-// A real NATS JetStream cluster for tests: N nats-server processes (Debian's
-// nats-server) on loopback ports with routes between them, each with its own
-// JetStream store under one temporary directory. Nodes can be killed with
-// SIGKILL and restarted on the same store and ports.
+// A real NATS JetStream cluster for tests: three nats-server processes
+// (Debian's nats-server) on loopback ports with routes between them, each with
+// its own JetStream store under one temporary directory, each started from the
+// operators' deploy/nats/nats.conf (its node-specific values come from the
+// environment, as in deploy/compose). Nodes can be killed with SIGKILL and
+// restarted on the same store and ports.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { connect } from '@nats-io/transport-node'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { findNatsServer } from '../../deploy/nats-server.ts'
 
+/** The configuration operators deploy (three routes: a cluster of three). */
+export const NATS_CLUSTER_CONF = fileURLToPath(new URL('../../deploy/nats/nats.conf', import.meta.url))
+const SIZE = 3
+
 export interface NatsClusterOptions {
-  /** Number of servers; 3 by default. */
-  size?: number
   /** Parent directory of the stores; a new temporary directory by default (removed by stop()). */
   dir?: string
   /** JetStream max_file_store of each server, bytes. */
   maxFileStore?: number
-  /** Largest message, as in the managed server. */
-  maxPayload?: string
-  /** Name of the cluster (the `cluster.name` setting). */
-  name?: string
 }
 
 interface Node {
   name: string
   port: number
   clusterPort: number
+  httpPort: number
   dir: string
-  conf: string
   child: ChildProcess | null
   stderr: string
 }
@@ -53,12 +54,13 @@ export class NatsCluster {
   readonly #ownDir: boolean
   readonly #nodes: Node[] = []
   readonly #opts: Required<Omit<NatsClusterOptions, 'dir'>>
+  #routes: string[] = []
   readonly #binary = findNatsServer(process.env.LOOKOUT_NATS_SERVER)
 
   constructor(options: NatsClusterOptions = {}) {
     this.#ownDir = options.dir === undefined
     this.dir = options.dir ?? mkdtempSync(join(tmpdir(), 'lookout-nats-cluster-'))
-    this.#opts = { size: 3, maxFileStore: 1024 ** 3, maxPayload: '8MB', name: 'lookout', ...options }
+    this.#opts = { maxFileStore: 1024 ** 3, ...options }
   }
 
   /** Client URLs of every node, in node order (what NATS_URL lists). */
@@ -87,40 +89,36 @@ export class NatsCluster {
   }
 
   async start(): Promise<void> {
-    for (let i = 0; i < this.#opts.size; i++) {
-      const name = `n${i + 1}`
+    for (let i = 0; i < SIZE; i++) {
+      const name = `nats-${i + 1}`
       const dir = join(this.dir, name)
-      mkdirSync(join(dir, 'jetstream'), { recursive: true })
-      this.#nodes.push({ name, port: await freePort(), clusterPort: await freePort(), dir, conf: join(dir, 'nats.conf'), child: null, stderr: '' })
+      mkdirSync(dir, { recursive: true })
+      this.#nodes.push({ name, port: await freePort(), clusterPort: await freePort(), httpPort: await freePort(), dir, child: null, stderr: '' })
     }
-    const routes = this.#nodes.map((n) => `nats-route://127.0.0.1:${n.clusterPort}`)
-    for (const n of this.#nodes) {
-      // The same shape as deploy/nats/nats.conf, with loopback ports instead of host names.
-      writeFileSync(n.conf, [
-        `server_name: ${n.name}`,
-        `listen: "127.0.0.1:${n.port}"`,
-        `max_payload: ${this.#opts.maxPayload}`,
-        'jetstream {',
-        `  store_dir: ${JSON.stringify(join(n.dir, 'jetstream'))}`,
-        '  max_memory_store: 64MB',
-        `  max_file_store: ${this.#opts.maxFileStore}`,
-        '}',
-        'cluster {',
-        `  name: ${this.#opts.name}`,
-        `  listen: "127.0.0.1:${n.clusterPort}"`,
-        `  routes: [${routes.map((r) => JSON.stringify(r)).join(', ')}]`,
-        '}',
-        '',
-      ].join('\n'))
-    }
+    this.#routes = this.#nodes.map((n) => `nats-route://127.0.0.1:${n.clusterPort}`)
     for (let i = 0; i < this.#nodes.length; i++) this.#spawn(i)
     for (let i = 0; i < this.#nodes.length; i++) await this.#waitListening(i)
     await this.waitJetStream()
   }
 
+  /** The node's part of the deployed configuration: loopback ports instead of host names. */
+  #env(n: Node): Record<string, string> {
+    return {
+      NATS_SERVER_NAME: n.name,
+      NATS_LISTEN: `127.0.0.1:${n.port}`,
+      NATS_CLUSTER_LISTEN: `127.0.0.1:${n.clusterPort}`,
+      NATS_HTTP_LISTEN: `127.0.0.1:${n.httpPort}`,
+      NATS_ROUTE_1: this.#routes[0] ?? '',
+      NATS_ROUTE_2: this.#routes[1] ?? '',
+      NATS_ROUTE_3: this.#routes[2] ?? '',
+      NATS_STORE_DIR: n.dir,
+      NATS_MAX_FILE_STORE: String(this.#opts.maxFileStore),
+    }
+  }
+
   #spawn(i: number): void {
     const n = this.#node(i)
-    const child = spawn(this.#binary, ['-c', n.conf], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(this.#binary, ['-c', NATS_CLUSTER_CONF], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...this.#env(n) } })
     n.child = child
     n.stderr = ''
     child.stderr?.on('data', (d: Buffer) => {

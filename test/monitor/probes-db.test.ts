@@ -1,15 +1,18 @@
 // Database probes against real servers started here: PostgreSQL, MariaDB
-// (as both mysql and mariadb kinds), Redis, and MongoDB where a mongod exists.
+// (as both mysql and mariadb kinds), Redis, and MongoDB where a mongod exists;
+// otherwise the MongoDB driver runs against failing ports and a wire-protocol stand-in.
 import t, { type Test } from 'tap'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer, type AddressInfo } from 'node:net'
 import { DatabaseRunner, PROBE_REASONS, type Kind, type ProbeContext } from '../../monitor/index.ts'
 import {
   freePort, mariadbAvailable, mongodPath, postgresAvailable, redisAvailable, startMariadbServer, startMongoServer,
   startPostgresServer, startRedisServer, startTcp,
 } from '../helpers/servers.ts'
 import { probeTarget } from '../helpers/probe-target.ts'
+import { startFakeMongo } from '../helpers/fake-mongo.ts'
 
 const secretsDir = mkdtempSync(join(tmpdir(), 'lookout-secrets-'))
 const runner = new DatabaseRunner()
@@ -81,13 +84,47 @@ t.test('redis: AUTH and PING', { skip: redisAvailable() ? false : 'redis-server 
   await refusedAndMissing(t, 'redis', undefined)
 })
 
-t.test('mongodb: the driver path', async (t) => {
+t.test('mongodb: the driver path without a server (refused, silent, hung up)', async (t) => {
   await refusedAndMissing(t, 'mongodb', undefined)
-  // A server that accepts and hangs up at once is not MongoDB: down, not up.
-  const liar = await startTcp({ reply: () => '' })
-  t.teardown(() => liar.close())
-  const o = await runner.run(probeTarget('mongodb', { host: '127.0.0.1', port: liar.port, timeout_seconds: 1 }), ctx({}))
-  t.equal(o.status, 'down', o.reason)
+  const unset = await runner.run(probeTarget('mongodb', { host: '127.0.0.1', port: await freePort(), user: 'probe' }, REF), ctx({}))
+  t.equal(unset.code, PROBE_REASONS.credential, 'with a user, an unset credential is unknown before any connection')
+  // Accepts and never answers: the driver's server selection gives up at the timeout.
+  const silent = await startTcp({ reply: () => '' })
+  t.teardown(() => silent.close())
+  const quiet = await runner.run(probeTarget('mongodb', { host: '127.0.0.1', port: silent.port, timeout_seconds: 1 }), ctx({}))
+  t.equal(quiet.status, 'down', quiet.reason)
+  t.equal(quiet.code, PROBE_REASONS.timeout, quiet.reason)
+  const quietTls = await runner.run(probeTarget('mongodb', { host: '127.0.0.1', port: silent.port, tls: 'require', timeout_seconds: 1 }), ctx({}))
+  t.equal(quietTls.status, 'down', `TLS to a silent port: ${quietTls.reason}`)
+  t.equal(quietTls.code, PROBE_REASONS.timeout)
+  // Accepts and hangs up at once: not MongoDB, down.
+  const rude = createServer((s) => s.destroy())
+  await new Promise<void>((resolve) => rude.listen(0, '127.0.0.1', () => resolve()))
+  t.teardown(() => new Promise<void>((resolve) => rude.close(() => resolve())))
+  const cfg = { host: '127.0.0.1', port: (rude.address() as AddressInfo).port, user: 'probe', timeout_seconds: 1 }
+  const hungUp = await runner.run(probeTarget('mongodb', cfg, REF), ctx({ LOOKOUT_SECRET_DB: 'mongo-secret-value' }))
+  t.equal(hungUp.status, 'down', hungUp.reason)
+  t.equal(hungUp.code, PROBE_REASONS.network, hungUp.reason)
+  t.notMatch(JSON.stringify(hungUp), /mongo-secret-value/)
+})
+
+t.test('mongodb: hello, ping and authentication over the wire protocol (a stand-in server)', async (t) => {
+  const fake = await startFakeMongo()
+  t.teardown(() => fake.close())
+  const cfg = { host: '127.0.0.1', port: fake.port, timeout_seconds: 3 }
+  const ok = await runner.run(probeTarget('mongodb', cfg), ctx({}))
+  t.equal(ok.status, 'up', ok.reason)
+  t.equal(ok.code, PROBE_REASONS.ok)
+  t.equal(ok.details?.primary, true, 'hello says writable primary')
+  t.ok(fake.commands.includes('ping'), `the probe ran ping (${fake.commands.join(', ')})`)
+  t.ok(fake.commands.includes('hello'), 'and hello as a command')
+  fake.commands.length = 0
+  const refused = await runner.run(probeTarget('mongodb', { ...cfg, user: 'probe' }, REF), ctx({ LOOKOUT_SECRET_DB: 'mongo-secret-value' }))
+  t.equal(refused.status, 'down', refused.reason)
+  t.equal(refused.code, PROBE_REASONS.auth, refused.reason)
+  t.ok(fake.commands.some((c) => /^sasl/i.test(c)), `the driver tried SCRAM (${fake.commands.join(', ')})`)
+  t.notOk(fake.commands.includes('ping'), 'no query after a refused authentication')
+  t.notMatch(JSON.stringify(refused), /mongo-secret-value/)
 })
 
 const mongod = mongodPath()

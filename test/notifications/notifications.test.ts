@@ -57,7 +57,15 @@ t.test('an incident becomes one unread notification and one toast', async (t) =>
   t.equal(row.rows[0]?.toast_state, 'shown')
   // A restarted service (a fresh toaster) finds nothing to show again.
   t.equal(await new Toaster(lk.lookout.db, { sink: (x) => void toasts.push(x) }).step(), 0)
-  await new Promise((r) => setTimeout(r, 2500))
+  // The probe keeps failing (two more observations) while the incident stays open; once the outbox and
+  // the toast queue are drained, there is still one notification and one toast.
+  const results = async () => (await lk.lookout.db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_results WHERE check_id = $1', [check.body.id])).rows[0]?.n ?? 0
+  const seen = await results()
+  await waitFor(async () => (await results()) >= seen + 2, 'two more failed observations')
+  await waitFor(async () => (await lk.lookout.db.query(
+    'SELECT 1 FROM monitor_outbox WHERE processed_at IS NULL UNION ALL SELECT 1 FROM notifications WHERE toast_claimed_at IS NULL')).rows.length === 0, 'outbox and toasts drained')
+  const opened = await lk.lookout.db.query('SELECT 1 FROM notifications WHERE incident_id = $1', [openIncident])
+  t.equal(opened.rows.length, 1, 'one notification for the open incident')
   t.equal(toasts.filter((x) => x.notification.incident_id === openIncident).length, 1, 'no repeated toast while the incident stays open')
   await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${rid}/monitoring`, { id: check.body.id, enabled: false })
 })

@@ -15,6 +15,22 @@ const lk = await startTestLookout({ env: { LOOKOUT_METRICS_TOKEN: TOKEN, LOOKOUT
 t.teardown(() => lk.stop())
 const bearer = { authorization: `Bearer ${TOKEN}` }
 
+interface DocRow { type: string; labels?: string; meaning: string }
+
+/** The metric tables of api/metrics/README.md: `| \`name\` | type | labels | meaning |` or `| \`name\` | type | meaning |`. */
+function documentedMetrics(): Map<string, DocRow> {
+  const readme = readFileSync(new URL('../../api/metrics/README.md', import.meta.url), 'utf8')
+  const rows = new Map<string, DocRow>()
+  for (const line of readme.split('\n')) {
+    const cells = /^\| `([a-z_:][a-z0-9_:]*)` \|(.*)\|$/.exec(line)
+    if (cells === null) continue
+    const rest = (cells[2] as string).split(' | ').map((c) => c.trim())
+    if (rest.length === 3) rows.set(cells[1] as string, { type: rest[0] as string, labels: rest[1] as string, meaning: rest[2] as string })
+    else if (rest.length === 2) rows.set(cells[1] as string, { type: rest[0] as string, meaning: rest[1] as string })
+  }
+  return rows
+}
+
 async function scrape(): Promise<Scrape> {
   const res = await fetch(`${lk.url}/metrics`, { headers: bearer })
   if (res.status !== 200) throw new Error(`scrape answered ${res.status}`)
@@ -62,8 +78,21 @@ t.test('every documented metric is exported with its type, read by a Prometheus 
     t.equal(s.families.get(name)?.help, spec.help, `${name} has its help`)
   }
   for (const name of PROCESS_METRICS) t.ok(s.has(name), `${name} (process) is exported`)
-  const readme = readFileSync(new URL('../../api/metrics/README.md', import.meta.url), 'utf8')
-  for (const name of [...Object.keys(METRICS), ...PROCESS_METRICS]) t.ok(readme.includes(`\`${name}\``), `${name} is documented`)
+  // Documented: every family this scrape exports (not a list kept in the test), with its type; lookout_* with its labels and meaning.
+  const rows = documentedMetrics()
+  t.ok(s.families.size >= Object.keys(METRICS).length + PROCESS_METRICS.length - 1, `${s.families.size} families scraped`)
+  for (const [name, family] of s.families) {
+    const row = rows.get(name)
+    t.ok(row, `${name} is documented in api/metrics/README.md`)
+    t.equal(row?.type.toUpperCase(), family.type, `${name}: documented as a ${family.type.toLowerCase()}`)
+    const spec = (METRICS as Record<string, { labels: readonly string[]; help: string }>)[name]
+    if (name.startsWith('lookout_')) {
+      t.ok(spec, `${name} is in api/metrics/names.ts`)
+      t.equal(row?.labels, spec === undefined || spec.labels.length === 0 ? '–' : spec.labels.join(', '), `${name}: documented labels`)
+      t.equal(row?.meaning, spec?.help, `${name}: documented meaning`)
+    }
+  }
+  for (const name of [...Object.keys(METRICS), ...PROCESS_METRICS]) t.ok(rows.has(name), `${name} is documented`)
   t.ok(s.value('process_resident_memory_bytes') > 0, 'resident memory')
   t.ok(s.value('nodejs_eventloop_lag_seconds') >= 0, 'event-loop lag')
   t.equal(s.value('lookout_ready'), 1, 'the readiness gate is open')

@@ -13,12 +13,50 @@ export function openapiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
 }
 
+export interface RouterRoute {
+  method: string
+  url: string
+}
+
+/**
+ * Every route in the app's router, read from Fastify's own print of its radix
+ * tree (printRoutes): independent of the onRoute catalogue, so a route the
+ * catalogue missed (registered before the OpenAPI plugin, or by a plugin that
+ * bypasses onRoute) is still found. Each line is a tree node; a node's path is
+ * its ancestors' labels joined; a node that is a route ends in `(METHODS)`.
+ */
+export function routerRoutes(app: FastifyInstance): RouterRoute[] {
+  const out: RouterRoute[] = []
+  const path: string[] = []
+  for (const line of app.printRoutes().split('\n')) {
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*)$/.exec(line)
+    if (m === null) continue
+    const depth = (m[1] as string).length / 4
+    let label = m[2] as string
+    const methods = / \(([A-Z]+(?:, [A-Z]+)*)\)$/.exec(label)
+    if (methods !== null) label = label.slice(0, methods.index)
+    path.length = depth
+    path[depth] = label
+    if (methods !== null) for (const method of (methods[1] as string).split(', ')) out.push({ method, url: path.join('') })
+  }
+  return out
+}
+
 export function routeProblems(app: FastifyInstance, doc: any): string[] {
   const out: string[] = []
   const seen = new Set<string>()
-  for (const r of app.routeCatalogue) {
-    if (r.method === 'HEAD') continue // Fastify's twins of GET routes (and static files)
-    const name = `${r.method} ${r.url}`
+  const catalogue = new Map(app.routeCatalogue.map((r) => [`${r.method} ${r.url}`, r]))
+  const routes = routerRoutes(app)
+  const gets = new Set(routes.filter((r) => r.method === 'GET').map((r) => r.url))
+  if (routes.length === 0) out.push('the router lists no routes (printRoutes format changed?)')
+  for (const { method, url } of routes) {
+    if (method === 'HEAD' && gets.has(url)) continue // Fastify's twins of GET routes (and static files)
+    const name = `${method} ${url}`
+    const r = catalogue.get(name)
+    if (r === undefined) {
+      out.push(`${name}: in the router but not seen by the OpenAPI plugin (registered before it?)`)
+      continue
+    }
     const schema = (r.schema ?? undefined) as Record<string, any> | undefined
     const docsBody = (r.config as { openapi?: { body?: object } } | undefined)?.openapi?.body
     if (schema?.hide === true) {
@@ -46,6 +84,8 @@ export function routeProblems(app: FastifyInstance, doc: any): string[] {
     const pathParams = new Set<string>((op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name))
     for (const p of params) if (!pathParams.has(p)) out.push(`${name}: path parameter ${p} not documented`)
   }
+  const inRouter = new Set(routes.map((r) => `${r.method} ${r.url}`))
+  for (const key of catalogue.keys()) if (!inRouter.has(key)) out.push(`${key}: catalogued but not in the router`)
   for (const [path, ops] of Object.entries(doc.paths ?? {})) {
     for (const method of Object.keys(ops as object)) {
       if (!seen.has(`${method} ${path}`)) out.push(`${method.toUpperCase()} ${path}: documented but not registered`)

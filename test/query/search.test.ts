@@ -46,7 +46,7 @@ const preciseNs = baseNs + 12n * S + 123_456_789n
   }))
   const r = await lk.req('POST', cloud(rf), { events })
   if (r.status !== 200) throw new Error(`fixture not accepted: ${r.status} ${JSON.stringify(r.body)}`)
-  await lk.waitRows(rf, fixture.length)
+  await lk.waitRows(rf, fixture.length, 60_000)
 }
 
 /** The fixture lines (1-based numbers) a query returns, in order. */
@@ -184,7 +184,7 @@ const pageBase = baseNs + 100n * S
     timestamp: iso(pageBase + BigInt(Math.floor(i / 7)) * 1_000_000n),
   }))
   t.equal((await lk.req('POST', cloud(rp), { events })).status, 200)
-  await lk.waitRows(rp, PAGED)
+  await lk.waitRows(rp, PAGED, 60_000)
 }
 
 t.test('limit at its edges', async (t) => {
@@ -213,7 +213,10 @@ t.test('limit at its edges', async (t) => {
   const longQ = await count(cloud(rp), 'q=x'.padEnd(503, 'x'))
   t.equal(longQ.status, 422, 'q of 501 characters')
   t.equal(longQ.body.detail[0].type, 'string_too_long')
+  t.equal((await count('/v1/logs', `resource_id=${rp}&${'text=x'.padEnd(505, 'x')}`)).status, 200, 'desktop text of 500 characters')
+  t.equal((await count('/v1/logs', `resource_id=${rp}&${'text=x'.padEnd(506, 'x')}`)).status, 400, 'desktop text of 501 characters')
   t.equal((await count(cloud(rp), 'unknown=1')).status, 422, 'unknown parameters are refused')
+  t.equal((await count('/v1/logs', `resource_id=${rp}&unknown=1`)).status, 400)
 })
 
 t.test('10 pages with concurrent inserts: every line once, no gaps, no duplicates', async (t) => {
@@ -222,34 +225,42 @@ t.test('10 pages with concurrent inserts: every line once, no gaps, no duplicate
   let cursor: string | null = null
   let pages = 0
   let late = 0
+  let newerSeen = 0
   do {
-    const r = await lk.req('GET', `${cloud(rp)}?limit=70${cursor === null ? '' : `&cursor=${enc(cursor)}`}`)
+    // New lines arrive while the reader pages (sent together with the page request):
+    // newer than everything, and older than everything.
+    const now = BigInt(Date.now()) * 1_000_000n
+    const arrivals = [
+      { message: `late newer ${pages + 1}`, timestamp: iso(now - BigInt(pages) * 1000n) },
+      { message: `late older ${pages + 1}`, timestamp: iso(pageBase - 10n * S + BigInt(pages)) },
+    ]
+    type Reply = Awaited<ReturnType<typeof lk.req>>
+    const [r, ingested]: [Reply, { status: number }] = await Promise.all([
+      lk.req('GET', `${cloud(rp)}?limit=70${cursor === null ? '' : `&cursor=${enc(cursor)}`}`),
+      pages === 0 ? Promise.resolve({ status: 200 }) : lk.req('POST', cloud(rp), { events: arrivals }),
+    ])
     t.equal(r.status, 200)
+    t.equal(ingested.status, 200)
+    if (pages > 0) late += 2
     for (const e of r.body.events as { event_id: string; resource_id: string; message: string }[]) {
       const key = e.event_id + '/' + e.resource_id
       seen.set(key, (seen.get(key) ?? 0) + 1)
       if (e.message.startsWith('paged line')) originals.add(e.message)
+      if (e.message.startsWith('late newer')) newerSeen++
     }
     cursor = r.body.next_cursor
     pages++
-    // New lines arrive while the reader pages: newer than everything, and older than everything.
-    const now = BigInt(Date.now()) * 1_000_000n
-    const arrivals = [
-      { message: `late newer ${pages}`, timestamp: iso(now - BigInt(pages) * 1000n) },
-      { message: `late older ${pages}`, timestamp: iso(pageBase - 10n * S + BigInt(pages)) },
-    ]
-    t.equal((await lk.req('POST', cloud(rp), { events: arrivals })).status, 200)
-    late += 2
   } while (cursor !== null && pages < 50)
   t.equal(originals.size, PAGED, 'every original line was returned')
   t.ok(pages >= 10, `at least 10 pages (${pages})`)
   t.same([...seen.values()].filter((n) => n > 1), [], 'no line twice')
-  const newer = [...seen.keys()].length - PAGED
-  t.ok(newer >= 0 && newer <= late, 'only older arrivals can join later pages')
-  await lk.waitRows(rp, PAGED + late)
+  t.equal(newerSeen, 0, 'newer arrivals sort before the cursor: never on a later page')
+  const joined = [...seen.keys()].length - PAGED
+  t.ok(joined >= 0 && joined <= late, 'only older arrivals can join later pages')
+  await lk.waitRows(rp, PAGED + late, 60_000)
   const fresh = await lk.req('GET', `${cloud(rp)}?limit=200`)
   const freshNewer = fresh.body.events.filter((e: { message: string }) => e.message.startsWith('late newer'))
-  t.equal(freshNewer.length, pages, 'a fresh first page shows the newer arrivals')
+  t.equal(freshNewer.length, late / 2, 'a fresh first page shows the newer arrivals')
 })
 
 t.test('tie order: timestamp, then event id, then resource id, all descending', async (t) => {
@@ -299,7 +310,7 @@ t.test('cursors are opaque, signed and bound to their query', async (t) => {
 t.test('grants: a resource grant reaches its resource only', async (t) => {
   const rOther = await lk.resource('other')
   t.equal((await lk.req('POST', cloud(rOther), { events: [{ message: 'secret of other', severity: 'ERROR' }] })).status, 200)
-  await lk.waitRows(rOther, 1)
+  await lk.waitRows(rOther, 1, 60_000)
   const scoped = await lk.token_(['logs:read'], [rf])
   const as = { authorization: `Bearer ${scoped}` }
   t.equal((await lk.req('GET', cloud(rf), undefined, as)).status, 200)

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net'
 import { once } from 'node:events'
 import { TailHub, TailSession, parseLastEventId, parseTextQuery, type LogFilter, type TailSessionOptions } from '../../query/index.ts'
 import { SUBJECTS } from '../../ingest/index.ts'
+import { buildApp, type AppOptions } from '../../api/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()
@@ -61,9 +62,9 @@ async function openTail(path: string, headers: Record<string, string> = {}, base
     body: (res.status === 200 ? null : await res.json()) as any,
     events,
     get ended() { return ended },
-    /** Waits until `pred` holds on the events so far (or the stream ends, or 15 s pass). */
+    /** Waits until `pred` holds on the events so far (or the stream ends, or 30 s pass: a loaded machine is slow). */
     async until(pred: (ev: SseEvent[]) => boolean): Promise<void> {
-      const deadline = Date.now() + 15_000
+      const deadline = Date.now() + 30_000
       while (!pred(events) && !ended && Date.now() < deadline) {
         await new Promise<void>((r) => {
           wake.fn = r
@@ -203,12 +204,38 @@ t.test('a slow client is dropped instead of buffered', async (t) => {
   for (let i = 0; i < 6 && server.sessions[0]?.endReason === ''; i++) {
     await post(ra, Array.from({ length: 1000 }, (_, j) => `${big} ${i}.${j}`))
   }
-  await Promise.race([server.done[0], sleep(10_000)])
+  await Promise.race([server.done[0], sleep(30_000)])
   t.equal(server.sessions[0]?.endReason, 'slow', 'dropped as too slow')
   t.ok((server.sessions[0]?.sent ?? 0) < 6000, `it was not sent everything (${server.sessions[0]?.sent})`)
   sock.destroy()
   hub.close()
   await server.close()
+})
+
+t.test('past its maximum of live tails a process answers 503 LOOKOUT_TAIL_BUSY', async (t) => {
+  // A second app on the same components, allowed one tail.
+  const app = await buildApp({
+    ...(lk.lookout.appOptions as AppOptions), maxTails: 1, metrics: undefined, metricsToken: undefined, maxEventLoopDelayMs: 0,
+  })
+  t.teardown(() => app.close())
+  const url = await app.listen({ host: '127.0.0.1', port: 0 })
+  const first = await openTail(`${cloud(ra)}/tail`, {}, url)
+  t.equal(first.status, 200)
+  const busy = await openTail(`/v1/logs/tail?resource_id=${ra}`, {}, url)
+  t.equal(busy.status, 503)
+  t.equal(busy.body.error.code, 'LOOKOUT_TAIL_BUSY')
+  t.ok(busy.headers.get('retry-after'), 'with Retry-After')
+  const cloudBusy = await openTail(`${cloud(ra)}/tail`, {}, url)
+  t.equal(cloudBusy.body.detail[0].type, 'LOOKOUT_TAIL_BUSY')
+  await first.close()
+  // The slot is freed once the server has seen the client go.
+  let again = await openTail(`${cloud(ra)}/tail`, {}, url)
+  for (let i = 0; i < 100 && again.status === 503; i++) {
+    await sleep(100)
+    again = await openTail(`${cloud(ra)}/tail`, {}, url)
+  }
+  t.equal(again.status, 200, 'a tail may open again after one ends')
+  await again.close()
 })
 
 t.test('open tails end when the server stops', async (t) => {
@@ -243,7 +270,7 @@ async function serveTail(hub: TailHub, filter: LogFilter, o: Partial<TailSession
 
 /** The events a query returns, once at least `n` are there. */
 async function waitQuery(path: string, n = 1): Promise<Record<string, unknown>[]> {
-  for (let i = 0; i < 100; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
     const r = await lk.req('GET', path)
     if (r.status === 200 && r.body.events.length >= n) return r.body.events
     await sleep(100)

@@ -361,3 +361,21 @@ t.test('the receiver helper: constant-time signature, five-minute skew, durable 
   t.match(await r.receive(h(body, ts, 'e2'), body), { status: 400 })
   t.match(await r.receive({}, body), { status: 401 })
 })
+
+t.test('delivery history is kept 30 days', async (t) => {
+  const s = await subscription('/history')
+  await owner('POST', `${W}/${s.sub.id}/test`)
+  await owner('POST', `${W}/${s.sub.id}/test`)
+  await step()
+  const [young, old] = (await deliveries(s.sub.id)).items
+  t.match([young.state, old.state], ['delivered', 'delivered'])
+  const day = 86_400_000
+  await lk.lookout.db.query('UPDATE webhook_deliveries SET created_at = $2 WHERE id = $1', [old.id, new Date(clock.now() - 31 * day).toISOString()])
+  await lk.lookout.db.query('UPDATE webhook_deliveries SET created_at = $2 WHERE id = $1', [young.id, new Date(clock.now() - 29 * day).toISOString()])
+  clock.advance(600_001)
+  await step()
+  t.same((await deliveries(s.sub.id)).items.map((d: { id: string }) => d.id), [young.id], 'the 31-day-old delivery is gone, the 29-day-old one kept')
+  const attempts = await lk.lookout.db.query('SELECT 1 FROM webhook_attempts WHERE delivery_id = $1', [old.id])
+  t.equal(attempts.rows.length, 0, 'its attempts went with it')
+  await owner('PATCH', `${W}/${s.sub.id}`, { generation: s.sub.generation, enabled: false })
+})
