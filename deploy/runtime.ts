@@ -153,6 +153,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       // Probe credentials: LOOKOUT_SECRET_* variables, or files under <data dir>/secrets.
       monitor = new Monitor(db, {
         credentials: { fileDirs: [join(config.dataDir, 'secrets')] },
+        observer: metrics,
         ...(log === null ? {} : { logger: log.child({ role: 'monitor' }) }),
       })
       metrics.watchMonitor(monitor)

@@ -29,6 +29,8 @@ export interface LoaderStats {
   deadLettered: number
   insertErrors: number
   lastInsertMs: number
+  /** Milliseconds spent in inserts, in all. */
+  insertMs: number
   lastBatchRows: number
   fetchErrors: number
 }
@@ -43,11 +45,14 @@ export class Loader {
   readonly #flushMs: number
   readonly #maxRetryDelayMs: number
   readonly stats: LoaderStats = {
-    batches: 0, rows: 0, messages: 0, duplicatesSkipped: 0, deadLettered: 0, insertErrors: 0, lastInsertMs: 0, lastBatchRows: 0, fetchErrors: 0,
+    batches: 0, rows: 0, messages: 0, duplicatesSkipped: 0, deadLettered: 0, insertErrors: 0, lastInsertMs: 0, insertMs: 0, lastBatchRows: 0, fetchErrors: 0,
   }
   /** The last fetch or insert error, for status reports. */
   lastError = ''
   #consumer: Consumer | null = null
+  /** Messages pulled and not yet acknowledged or given back: kept from redelivery while held. */
+  readonly #held = new Set<JsMsg>()
+  #keepAlive: NodeJS.Timeout | null = null
   #connection: NatsConnection | null = null
   #stopping = false
   #running: Promise<void> | null = null
@@ -66,7 +71,12 @@ export class Loader {
     const { consumer, connection } = await this.#broker.openConsumer()
     this.#consumer = consumer
     this.#connection = connection
-    this.#running = this.#run()
+    this.#keepAlive = setInterval(() => {
+      for (const m of this.#held) m.working()
+    }, ACK_WAIT_MS / 2)
+    this.#running = this.#run().finally(() => {
+      if (this.#keepAlive !== null) clearInterval(this.#keepAlive)
+    })
   }
 
   /**
@@ -96,17 +106,28 @@ export class Loader {
   }
 
   async #run(): Promise<void> {
+    let next = this.#collect()
     while (!this.#stopping) {
-      const batch = await this.#collect()
+      const batch = await next
+      // The next batch is pulled while this one loads: the insert runs on the
+      // engine's threads (or the server), the pull on this one.
+      next = this.#stopping ? Promise.resolve([]) : this.#collect()
       if (batch.length === 0) continue
       try {
         await this.#load(batch)
       } catch (err) {
         // Not acknowledged: JetStream redelivers the batch after the ack wait.
         this.lastError = String((err as Error)?.message ?? err)
-        if (this.#abort.signal.aborted) return
+        for (const m of batch) this.#held.delete(m)
+        if (this.#abort.signal.aborted) break
       }
     }
+    // Pulled but not loaded: give it back at once for another loader (or the next start).
+    for (const m of await next) {
+      m.nak()
+      this.#held.delete(m)
+    }
+    for (const m of this.#held) this.#held.delete(m)
   }
 
   /** Gathers one batch: returns when it is full, its oldest message is flushMs old, or on stop. */
@@ -134,6 +155,7 @@ export class Loader {
       try {
         for await (const m of iter) {
           batch.push(m)
+          this.#held.add(m)
           rows += rowsOf(m)
           bytes += m.data.byteLength
           if (deadline === 0) deadline = Date.now() + this.#flushMs
@@ -170,7 +192,7 @@ export class Loader {
       // under the message's usual token could pass for an earlier part and be dropped.
       const token = todo.some((m) => trimmed(m, bodies)) ? contentToken(body) : batchToken(todo)
       try {
-        await this.#insertWithRetry(body, token, todo)
+        await this.#insertWithRetry(body, token)
       } catch (err) {
         if (this.#abort.signal.aborted) return
         if (!isDataError(err)) throw err
@@ -178,7 +200,10 @@ export class Loader {
         rows = 0
       }
     }
-    for (const m of batch) m.ack()
+    for (const m of batch) {
+      m.ack()
+      this.#held.delete(m)
+    }
     await this.#connection?.flush().catch(() => undefined)
     this.stats.batches++
     this.stats.messages += batch.length
@@ -186,18 +211,11 @@ export class Loader {
     this.stats.lastBatchRows = rows
   }
 
-  async #insertWithRetry(body: Uint8Array, token: string, msgs: JsMsg[]): Promise<void> {
+  async #insertWithRetry(body: Uint8Array, token: string): Promise<void> {
     const started = performance.now()
-    // Keep JetStream from redelivering what this loader still holds.
-    const keepAlive = setInterval(() => {
-      for (const m of msgs) m.working()
-    }, ACK_WAIT_MS / 2)
-    try {
-      await this.#insertRetried(body, token)
-    } finally {
-      clearInterval(keepAlive)
-    }
+    await this.#insertRetried(body, token)
     this.stats.lastInsertMs = performance.now() - started
+    this.stats.insertMs += this.stats.lastInsertMs
   }
 
   #insertRetried(body: Uint8Array, token: string): Promise<void> {
@@ -219,7 +237,7 @@ export class Loader {
       const body = bodies.get(m) ?? m.data
       if (body.byteLength === 0) continue
       try {
-        await this.#insertWithRetry(body, trimmed(m, bodies) ? contentToken(body) : 'msg-' + (msgIdOf(m) || String(m.seq)), [m])
+        await this.#insertWithRetry(body, trimmed(m, bodies) ? contentToken(body) : 'msg-' + (msgIdOf(m) || String(m.seq)))
         this.stats.rows += rowsOf(m)
       } catch (err) {
         if (!isDataError(err)) throw err

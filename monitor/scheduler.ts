@@ -45,6 +45,8 @@ export interface MonitorOptions {
   /** Most checks this process takes. Default: its fair share. */
   maxChecks?: number
   logger?: MonitorLogger
+  /** Told of every probe result (the metrics registry: results by kind). */
+  observer?: { checkRun(kind: string, result: string): void }
 }
 
 /** Extra time past a probe's own timeout after which the scheduler stops waiting for it. */
@@ -152,6 +154,7 @@ export class Monitor {
   readonly #maxChecks: number
   readonly #credentials: CredentialPolicy
   readonly #log: MonitorLogger
+  readonly #observer: { checkRun(kind: string, result: string): void } | null
   readonly #runners: Record<Kind, Runner>
   readonly #limit: Record<Kind, number>
   readonly #active: Record<Kind, number>
@@ -190,6 +193,7 @@ export class Monitor {
     this.#retentionMs = opts.resultRetentionMs ?? 24 * 3_600_000
     this.#maxChecks = opts.maxChecks ?? Number.POSITIVE_INFINITY
     this.#credentials = opts.credentials ?? { fileDirs: [] }
+    this.#observer = opts.observer ?? null
     this.#log = opts.logger ?? { warn: (obj, msg) => console.error(`monitor: ${msg}`, obj) }
     this.#runners = createRunners(db, { icmp: opts.icmp })
     this.#limit = { ...DEFAULT_CONCURRENCY, ...opts.concurrency }
@@ -517,6 +521,7 @@ export class Monitor {
     if (this.#dead) return
     const at = this.#clock.now()
     this.#stats.byStatus[out.status] = (this.#stats.byStatus[out.status] ?? 0) + 1
+    this.#observer?.checkRun(e.kind, out.status)
     const { next, effects } = applyObservation(e.state, out.status, {
       at,
       required: e.identity.required,

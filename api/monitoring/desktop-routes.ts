@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { checkAction, createCheck, editCheck, recordBeat, toCheckView, CheckNotFoundError, type CheckAction, type Database } from '../../monitor/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach } from '../auth/tokens.ts'
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts'
+import { BadRequestError, ForbiddenError, NotFoundError, PortalOfflineError } from '../errors.ts'
 import { resourceExists } from '../resources/store.ts'
 import { SCOPES } from '../scopes.ts'
 import { desktopFields, type DesktopCheckBody } from './input.ts'
@@ -25,6 +25,21 @@ export async function desktopMonitoringRoutes(app: FastifyInstance, opts: { db: 
     if (!canReach(p, rid)) throw new ForbiddenError('the resource is outside the token\'s grant')
     if (!(await resourceExists(db, p.workspaceId, rid))) throw new NotFoundError('resource')
     return desktopOverview(db, p.workspaceId, rid, Date.now())
+  })
+
+  // The portal's health metadata of a local resource: it needs a signed-in portal
+  // connection, which this service does not have, so it fails offline; the local
+  // view (GET /v1/monitoring) is never substituted.
+  app.get('/v1/portal/monitoring', {
+    config: OWNER,
+    schema: {
+      summary: 'Portal health metadata of a local resource (owner only); fails while no portal connection is reachable, never substitutes local results',
+      querystring: DESKTOP_MONITORING_QUERY,
+    },
+  }, async (req) => {
+    const ws = principalOf(req).workspaceId
+    if (!(await resourceExists(db, ws, (req.query as { resource_id: string }).resource_id.toLowerCase()))) throw new NotFoundError('resource')
+    throw new PortalOfflineError('no portal connection is configured, so the portal health of this resource cannot be read (local health: GET /v1/monitoring)')
   })
 
   // Create, or (with id and revision) replace a check's name, required flag and config.

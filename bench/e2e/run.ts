@@ -67,6 +67,7 @@ for (;;) {
   await new Promise((r) => setTimeout(r, 50))
 }
 const tStored = performance.now()
+const loaded = { ...(lookout.loader?.stats ?? { batches: 0, rows: 0, insertMs: 0 }) }
 const peak = rss.stop()
 const cpu = process.cpuUsage(cpu0)
 const natsCpu = natsPid === undefined ? 0 : procCpuSeconds(natsPid) - natsCpu0
@@ -114,6 +115,7 @@ const lines = [
   ['ack latency p50 / p99 / max ms', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)}`],
   ['last event queryable after ms (from the last ack)', (tStored - tAcked).toFixed(0)],
   ['end-to-end events/s (until all queryable)', e2eRate.toFixed(0)],
+  ['loader inserts / rows per insert / ms inserting', `${loaded.batches} / ${(loaded.rows / Math.max(1, loaded.batches)).toFixed(0)} / ${loaded.insertMs.toFixed(0)}`],
   ['raw chdb insert rows/s (same rows, 100k per insert)', rawRate.toFixed(0)],
   ['ratio end-to-end / raw insert', (e2eRate / rawRate).toFixed(2)],
   ['peak RSS MiB (whole pipeline in this process)', mib(peak)],

@@ -273,6 +273,12 @@ t.test('logs on the desktop faces: legacy and OTLP from a sender over the loopba
   t.equal((await owner('GET', '/v1/portal/logs?resource_id=00000000-0000-4000-8000-000000000000')).status, 404)
   t.equal((await owner('GET', '/v1/portal/logs')).status, 400, 'resource_id is required')
   t.equal((await httpReq(base, 'GET', `/v1/portal/logs?resource_id=${lrid}`, undefined, rauth)).status, 403, 'owner only')
+  const portalHealth = await owner('GET', `/v1/portal/monitoring?resource_id=${lrid}`)
+  t.equal(portalHealth.status, 503, 'portal monitoring: no portal connection, so offline')
+  t.equal(portalHealth.body.error.code, 'LOOKOUT_PORTAL_OFFLINE')
+  t.equal((await owner('GET', '/v1/portal/monitoring?resource_id=00000000-0000-4000-8000-000000000000')).status, 404)
+  t.equal((await owner('GET', '/v1/portal/monitoring')).status, 400, 'resource_id is required')
+  t.equal((await httpReq(base, 'GET', `/v1/portal/monitoring?resource_id=${lrid}`, undefined, rauth)).status, 403, 'owner only')
 })
 
 t.test('every route of local-desktop-api.md is mounted on the owner socket', async (t) => {
@@ -295,7 +301,7 @@ t.test('every route of local-desktop-api.md is mounted on the owner socket', asy
     return !(r.status === 404 && /^route /.test(r.body?.error?.message ?? ''))
   }
   for (const [method, path] of routes) t.ok(await mounted(method, path), `${method} ${path}`)
-  t.ok(await mounted('GET', '/v1/portal/monitoring'), 'GET /v1/portal/monitoring', { todo: 'a monitoring route (monitoring area), not mounted yet' })
+  t.ok(await mounted('GET', '/v1/portal/monitoring'), 'GET /v1/portal/monitoring')
   const control = await owner('GET', '/v1/no-such-route')
   t.equal(control.status, 404, 'control: an unknown route is told apart')
   t.match(control.body.error.message, /^route /)

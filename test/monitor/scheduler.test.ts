@@ -50,7 +50,9 @@ t.test('concurrency is capped per kind and a hanging probe holds only its own sl
   const fast: string[] = []
   for (let i = 0; i < 3; i++) fast.push((await h.check(rid, 'https', { url: web.url, interval_seconds: 600 }, { runNow: true })).id)
 
-  const m = await h.monitor({ concurrency: { tcp: 2 } })
+  const byKind = new Map<string, number>()
+  const observer = { checkRun: (kind: string, result: string) => byKind.set(`${kind}:${result}`, (byKind.get(`${kind}:${result}`) ?? 0) + 1) }
+  const m = await h.monitor({ concurrency: { tcp: 2 }, observer })
   h.clock.advance(0) // the dispatch timer: every check is due now
 
   const observed = async (ids: string[]) => {
@@ -73,6 +75,7 @@ t.test('concurrency is capped per kind and a hanging probe holds only its own sl
   t.equal(maxOpen, 2, 'never more than the cap')
   for (const id of slow) t.equal((await h.row(id)).last_status, 'down')
   for (const id of fast) t.equal((await h.row(id)).last_status, 'up')
+  t.same(Object.fromEntries(byKind), { 'https:up': 3, 'tcp:down': 4 }, 'the observer (metrics) is told each result with its kind')
 })
 
 t.test('checks spread over their interval: each runs once per interval at its own stable phase', async (t) => {

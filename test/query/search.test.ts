@@ -362,7 +362,12 @@ t.test('a term search uses the text index instead of reading every row', async (
   t.ok(read > 0 && read < N / 10, `rows read for a rare term: ${read} of ${N}`)
   const a = await lk.req('GET', `${cloud(rb)}?q=${enc('quokka-valley')}`)
   t.equal(a.body.events.length, 1, 'a rare attribute value')
-  t.ok(Number(a.headers.get('x-lookout-rows-read')) < N / 10, 'found through the attribute index')
+  // This match is in the newest 15 minutes, so the search goes on through wider
+  // windows for more, and each window that overlaps the matching granule reads it
+  // again (chdb counts a matched granule twice). Near the end of a UTC day that
+  // granule is a full 8192 rows: about 4 granule reads, where a scan reads all N per window.
+  const readA = Number(a.headers.get('x-lookout-rows-read'))
+  t.ok(readA < N / 4, `found through the attribute index: ${readA} rows read of ${N} in ${a.headers.get('x-lookout-queries')} queries`)
   const newest = await lk.req('GET', `${cloud(rb)}?limit=100`)
   t.equal(newest.body.events.length, 100)
   t.ok(Number(newest.headers.get('x-lookout-rows-read')) < N / 10, 'the newest page reads a narrow window')
