@@ -18,6 +18,7 @@ export interface LookoutConfig {
   maxInFlightBytes: number
   workers: number
   loaderMaxRows: number
+  loaderMaxBytes: number
   loaderFlushMs: number
   streamMaxBytes: number
   /** Free space the data directory keeps (embedded engines); below it ingestion answers 503. 0 disables. */
@@ -118,6 +119,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     maxInFlightBytes: int(env, 'LOOKOUT_MAX_INFLIGHT_BYTES', 256 * MiB, 1 * MiB),
     workers: int(env, 'LOOKOUT_WORKERS', Math.max(1, availableParallelism()), 1, 256),
     loaderMaxRows: int(env, 'LOOKOUT_LOADER_MAX_ROWS', 50_000, 1),
+    loaderMaxBytes: int(env, 'LOOKOUT_LOADER_MAX_BYTES', 32 * MiB, 1 * MiB, 1024 * MiB),
     loaderFlushMs: int(env, 'LOOKOUT_LOADER_FLUSH_MS', 500, 10, 60_000),
     streamMaxBytes: int(env, 'LOOKOUT_STREAM_MAX_BYTES', 8 * 1024 * MiB, 1 * MiB),
     minFreeDiskBytes: int(env, 'LOOKOUT_MIN_FREE_DISK_BYTES', 512 * MiB, 0),

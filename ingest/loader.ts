@@ -5,6 +5,7 @@ import pRetry from 'p-retry'
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
 import { headers, type NatsConnection } from '@nats-io/transport-node'
 import { ACK_WAIT_MS, HEADER_ROWS, SUBJECTS, type Broker } from './broker.ts'
+import { rowFormatOf, storedRowIds, type RowFormat } from './rows.ts'
 import type { LogStore } from './store.ts'
 import { InvalidOptionError } from './errors.ts'
 import { isDataError } from './store-errors.ts'
@@ -177,27 +178,38 @@ export class Loader {
     if (batch.some((m) => m.redelivered)) todo = await this.#dropAlreadyLoaded(batch, bodies)
     const legacy = todo.filter((m) => m.subject === SUBJECTS.legacy)
     if (legacy.length > 0) await this.#dropKnownEventIds(legacy, bodies)
-    const parts: Uint8Array[] = []
-    let rows = 0
+    // One insert per row format: normally one; two only while a backlog written
+    // before the compact format (rows.ts) drains.
+    const groups = new Map<RowFormat, JsMsg[]>()
     for (const m of todo) {
       const body = bodies.get(m) ?? m.data
       if (body.byteLength === 0) continue
-      parts.push(body)
-      rows += bodies.has(m) ? countLines(body) : rowsOf(m)
+      const format = rowFormatOf(body)
+      const group = groups.get(format)
+      if (group === undefined) groups.set(format, [m])
+      else group.push(m)
     }
-    if (parts.length > 0) {
+    let rows = 0
+    for (const [format, msgs] of groups) {
+      const parts: Uint8Array[] = []
+      let groupRows = 0
+      for (const m of msgs) {
+        const body = bodies.get(m) ?? m.data
+        parts.push(body)
+        groupRows += bodies.has(m) ? countLines(body) : rowsOf(m)
+      }
       const body = Buffer.concat(parts)
       // With rows left out (stored already) the token must follow the content:
       // ClickHouse deduplicates per partition and block, so the rest of a message
       // under the message's usual token could pass for an earlier part and be dropped.
-      const token = todo.some((m) => trimmed(m, bodies)) ? contentToken(body) : batchToken(todo)
+      const token = msgs.some((m) => trimmed(m, bodies)) ? contentToken(body) : batchToken(msgs)
       try {
-        await this.#insertWithRetry(body, token)
+        await this.#insertWithRetry(body, token, format)
+        rows += groupRows
       } catch (err) {
         if (this.#abort.signal.aborted) return
         if (!isDataError(err)) throw err
-        await this.#loadOneByOne(todo, bodies)
-        rows = 0
+        await this.#loadOneByOne(msgs, bodies)
       }
     }
     for (const m of batch) {
@@ -211,15 +223,15 @@ export class Loader {
     this.stats.lastBatchRows = rows
   }
 
-  async #insertWithRetry(body: Uint8Array, token: string): Promise<void> {
+  async #insertWithRetry(body: Uint8Array, token: string, format: RowFormat): Promise<void> {
     const started = performance.now()
-    await this.#insertRetried(body, token)
+    await this.#insertRetried(body, token, format)
     this.stats.lastInsertMs = performance.now() - started
     this.stats.insertMs += this.stats.lastInsertMs
   }
 
-  #insertRetried(body: Uint8Array, token: string): Promise<void> {
-    return pRetry(() => this.#store.insertJsonRows('logs', body, token), {
+  #insertRetried(body: Uint8Array, token: string, format: RowFormat): Promise<void> {
+    return pRetry(() => this.#store.insertJsonRows('logs', body, token, format), {
       retries: Number.POSITIVE_INFINITY,
       minTimeout: 200,
       maxTimeout: this.#maxRetryDelayMs,
@@ -237,7 +249,7 @@ export class Loader {
       const body = bodies.get(m) ?? m.data
       if (body.byteLength === 0) continue
       try {
-        await this.#insertWithRetry(body, trimmed(m, bodies) ? contentToken(body) : 'msg-' + (msgIdOf(m) || String(m.seq)))
+        await this.#insertWithRetry(body, trimmed(m, bodies) ? contentToken(body) : 'msg-' + (msgIdOf(m) || String(m.seq)), rowFormatOf(body))
         this.stats.rows += rowsOf(m)
       } catch (err) {
         if (!isDataError(err)) throw err
@@ -280,7 +292,7 @@ export class Loader {
         let text = ''
         for (const line of decoder.decode(m.data).split('\n')) {
           if (line === '') continue
-          if (known.has((JSON.parse(line) as { event_id: string }).event_id)) this.stats.duplicatesSkipped++
+          if (known.has(storedRowIds(line).eventId)) this.stats.duplicatesSkipped++
           else text += line + '\n'
         }
         bodies.set(m, Buffer.from(text))
@@ -296,8 +308,8 @@ export class Loader {
     const decoder = new TextDecoder()
     for (const m of msgs) {
       const list = decoder.decode(m.data).split('\n').filter((l) => l !== '').map((line) => {
-        const row = JSON.parse(line) as { resource_id: string; event_id: string }
-        return { rid: row.resource_id, eid: row.event_id, line }
+        const ids = storedRowIds(line)
+        return { rid: ids.resourceId, eid: ids.eventId, line }
       })
       lines.set(m, list)
       for (const l of list) {

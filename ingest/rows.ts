@@ -1,7 +1,96 @@
-// JSONEachRow encoding of log rows for the ClickHouse `logs` table.
+// The stored row format of the ClickHouse `logs` table: JSONCompactEachRow
+// lines (one JSON array per row, columns in ROW_COLUMNS order), what decoders
+// write, JetStream carries and the loader inserts as they are. Chosen by
+// measurement over JSONEachRow: the engine parses it ~1.6x faster, with no key
+// names to match per field (bench/insert-format). Lines of the earlier
+// JSONEachRow format (objects) are still read and loaded, so a backlog or a
+// queue written before the change survives it.
 // Decoders fill one reused RowFields object per record and call RowWriter.write:
 // no per-record objects survive the call, and the strings are appended to one
 // growing string list that becomes a single Buffer per message.
+
+/** The stored row format, and the other one still read. */
+export const ROW_FORMATS = { compact: 'JSONCompactEachRow', objects: 'JSONEachRow' } as const
+export type RowFormat = (typeof ROW_FORMATS)[keyof typeof ROW_FORMATS]
+
+/** The columns of a JSONCompactEachRow row, in order. */
+export const ROW_COLUMNS = [
+  'workspace_id', 'resource_id', 'received_at', 'batch_id', 'timestamp', 'observed_timestamp', 'event_id',
+  'severity_number', 'severity_text', 'message', 'source', 'attributes', 'resource_attributes',
+  'scope_name', 'scope_version', 'trace_id', 'span_id', 'flags',
+] as const
+
+/** The format of a body of stored rows, told by its first byte. */
+export function rowFormatOf(body: Uint8Array): RowFormat {
+  return body[0] === 0x7b /* { */ ? ROW_FORMATS.objects : ROW_FORMATS.compact
+}
+
+/** One stored row, read back from either format; nanosecond times as decimal strings (exact). */
+export interface StoredRow {
+  workspace_id: string
+  resource_id: string
+  received_at: string
+  batch_id: string
+  timestamp: string
+  observed_timestamp: string
+  event_id: string
+  severity_number: number
+  severity_text: string
+  message: string
+  source: string
+  attributes: Record<string, string>
+  resource_attributes: Record<string, string>
+  scope_name: string
+  scope_version: string
+  trace_id: string
+  span_id: string
+  flags: number
+}
+
+// Nanosecond integers do not fit a double: keep the source text of any unsafe integer.
+function exactIntegers(this: unknown, _key: string, value: unknown, ctx?: { source?: string }): unknown {
+  return typeof value === 'number' && !Number.isSafeInteger(value) && ctx?.source !== undefined ? ctx.source : value
+}
+
+/** Parses one stored row line (JSONCompactEachRow or JSONEachRow). */
+export function parseStoredRow(line: string): StoredRow {
+  const v = JSON.parse(line, exactIntegers as never) as unknown
+  if (!Array.isArray(v)) return normalize(v as Partial<Record<string, unknown>>)
+  const o: Record<string, unknown> = {}
+  for (let i = 0; i < ROW_COLUMNS.length; i++) o[ROW_COLUMNS[i] as string] = v[i]
+  return normalize(o)
+}
+
+function normalize(o: Partial<Record<string, unknown>>): StoredRow {
+  return {
+    workspace_id: String(o.workspace_id ?? ''),
+    resource_id: String(o.resource_id ?? ''),
+    received_at: String(o.received_at ?? '0'),
+    batch_id: String(o.batch_id ?? ''),
+    timestamp: String(o.timestamp ?? '0'),
+    observed_timestamp: String(o.observed_timestamp ?? '0'),
+    event_id: String(o.event_id ?? ''),
+    severity_number: Number(o.severity_number ?? 0),
+    severity_text: String(o.severity_text ?? ''),
+    message: String(o.message ?? ''),
+    source: String(o.source ?? ''),
+    attributes: (o.attributes ?? {}) as Record<string, string>,
+    resource_attributes: (o.resource_attributes ?? {}) as Record<string, string>,
+    scope_name: String(o.scope_name ?? ''),
+    scope_version: String(o.scope_version ?? ''),
+    trace_id: String(o.trace_id ?? ''),
+    span_id: String(o.span_id ?? ''),
+    flags: Number(o.flags ?? 0),
+  }
+}
+
+/** The resource and event id of one stored row line, without the rest of the row. */
+export function storedRowIds(line: string): { resourceId: string; eventId: string } {
+  const v = JSON.parse(line) as unknown
+  if (Array.isArray(v)) return { resourceId: String(v[1]), eventId: String(v[6]) }
+  const o = v as { resource_id?: unknown; event_id?: unknown }
+  return { resourceId: String(o.resource_id ?? ''), eventId: String(o.event_id ?? '') }
+}
 
 export interface RowFields {
   /** Event time, nanoseconds since the epoch, as a decimal string. */
@@ -112,8 +201,8 @@ export function packChunks(chunks: readonly RowChunk[]): { data: Uint8Array; spa
 }
 
 /**
- * Writes the rows of one ingest request as JSONEachRow chunks of bounded size,
- * one chunk per broker message. The static per-chunk prefix (workspace,
+ * Writes the rows of one ingest request as JSONCompactEachRow chunks of bounded
+ * size, one chunk per broker message. The static per-chunk prefix (workspace,
  * resource, batch id, receive time) is serialized once per chunk.
  */
 export class RowWriter {
@@ -134,7 +223,7 @@ export class RowWriter {
   constructor(workspaceId: string, resourceId: string, baseId: string, receivedNs: string, maxChunkBytes: number) {
     this.baseId = baseId
     this.#maxChunkBytes = maxChunkBytes
-    this.#head = '{"workspace_id":"' + workspaceId + '","resource_id":"' + resourceId + '","received_at":' + receivedNs + ',"batch_id":"'
+    this.#head = '["' + workspaceId + '","' + resourceId + '",' + receivedNs + ',"'
     this.#openChunk()
   }
 
@@ -145,21 +234,14 @@ export class RowWriter {
   write(f: RowFields): void {
     const index = this.#rows++
     const eventId = f.eventId !== '' ? f.eventId : this.baseId + hex8(index)
+    // ROW_COLUMNS order; the prefix holds the first four.
     const line =
       this.#prefix +
-      '"timestamp":' + f.timeNs +
-      ',"observed_timestamp":' + f.observedNs +
-      ',"event_id":' + JSON.stringify(eventId) +
-      ',"severity_number":' + f.severityNumber +
-      ',"severity_text":' + JSON.stringify(f.severityText) +
-      ',"message":' + JSON.stringify(f.message) +
-      ',"source":' + JSON.stringify(f.source) +
-      ',"attributes":' + encodeStringMap(f.attrKeys, f.attrValues, f.attrCount) +
-      ',"resource_attributes":' + f.resourceJson +
-      ',"scope_name":' + JSON.stringify(f.scopeName) +
-      ',"scope_version":' + JSON.stringify(f.scopeVersion) +
-      ',"trace_id":"' + f.traceId + '","span_id":"' + f.spanId +
-      '","flags":' + f.flags + '}\n'
+      f.timeNs + ',' + f.observedNs + ',' + JSON.stringify(eventId) + ',' + f.severityNumber +
+      ',' + JSON.stringify(f.severityText) + ',' + JSON.stringify(f.message) + ',' + JSON.stringify(f.source) +
+      ',' + encodeStringMap(f.attrKeys, f.attrValues, f.attrCount) + ',' + f.resourceJson +
+      ',' + JSON.stringify(f.scopeName) + ',' + JSON.stringify(f.scopeVersion) +
+      ',"' + f.traceId + '","' + f.spanId + '",' + f.flags + ']\n'
     this.#parts.push(line)
     this.#chunkRows++
     this.#chunkBytes += line.length

@@ -28,7 +28,7 @@ export interface IngestServiceOptions {
   diskGuard?: { readonly problem: string | null }
 }
 
-/** What one request added: its rows as JSONEachRow bytes (the stored row format, one per line). */
+/** What one request added: its rows as stored-row bytes (ingest/rows.ts: JSONCompactEachRow, one per line). */
 export interface AcceptedBatch {
   workspaceId: string
   resourceId: string

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { InvalidOptionError } from './errors.ts'
+import { ROW_COLUMNS, ROW_FORMATS, type RowFormat } from './rows.ts'
 
 export type QueryParams = Record<string, unknown>
 
@@ -14,8 +15,11 @@ export interface LogStore {
   command(sql: string, params?: QueryParams): Promise<void>
   /** Runs a query and returns its JSONEachRow rows, with the engine's read statistics. */
   query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
-  /** Inserts JSONEachRow bytes into a table; a repeated token is a no-op. */
-  insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void>
+  /**
+   * Inserts stored rows (rows.ts: JSONCompactEachRow in ROW_COLUMNS order, or
+   * JSONEachRow objects) into a table; a repeated token is a no-op. Default format: JSONEachRow.
+   */
+  insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void>
   /**
    * Cluster name in the cluster layout (ReplicatedMergeTree `logs_local` on each
    * shard + Distributed `logs`), else null. A wrapper must pass it on: inserts
@@ -108,7 +112,7 @@ abstract class ClientStore implements LogStore {
     return { rows, ...summaryNumbers(parsed) }
   }
 
-  abstract insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void>
+  abstract insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void>
 
   async ping(): Promise<boolean> {
     try {
@@ -131,9 +135,9 @@ class ServerStore extends ClientStore {
     super(createClient({ url, request_timeout: 60_000, max_open_connections: 8 }), database, cluster)
   }
 
-  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
+  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
     await this.client.exec({
-      query: `INSERT INTO ${this.database}.${table} FORMAT JSONEachRow`,
+      query: `INSERT INTO ${this.database}.${table}${columnList(format)} FORMAT ${format}`,
       values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]),
       clickhouse_settings: { ...this.insertSettings(dedupToken), async_insert: 0 },
     })
@@ -159,13 +163,19 @@ class ChdbStore extends ClientStore {
     return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }
   }
 
-  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
+  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
     // Zero-copy: the engine parses the bytes on its own threads.
     await this.#conn.chdb.rawInsert({
       table: `${this.database}.${table}`,
-      format: 'JSONEachRow',
+      format,
+      ...(format === ROW_FORMATS.compact ? { columns: ROW_COLUMNS } : {}),
       values: body,
       settings: this.insertSettings(dedupToken),
     })
   }
+}
+
+/** The column list an insert of this format names (positional rows need it). */
+function columnList(format: RowFormat): string {
+  return format === ROW_FORMATS.compact ? ` (${ROW_COLUMNS.join(', ')})` : ''
 }

@@ -1,28 +1,14 @@
-// A queued batch (stored rows, JSONEachRow) as the body of the cloud's JSON
+// A queued batch (stored rows, ingest/rows.ts) as the body of the cloud's JSON
 // batch route: POST /v1/workspaces/{ws}/resources/{rid}/logs. Built the same
 // way every time, so a retried batch is the same body and the cloud's
 // content-hash deduplication recognises it.
-import { severityNameOf } from '../../ingest/index.ts'
+import { parseStoredRow, severityNameOf } from '../../ingest/index.ts'
 
 /** Cloud Event limits (cloud-workspace-api.md): longer values are cut rather than failing the whole batch. */
 const MESSAGE_MAX = 65536
 const SOURCE_MAX = 256
-// The first "timestamp": of a row is the event time (written before observed_timestamp); 19-digit
-// nanoseconds do not survive JSON.parse as numbers, so they are read from the text.
-const TIMESTAMP_RE = /"timestamp":(\d+)/
 const HEX32 = /^[0-9a-f]{32}$/
 const HEX16 = /^[0-9a-f]{16}$/
-
-interface StoredRow {
-  severity_number?: number
-  severity_text?: string
-  message?: string
-  source?: string
-  attributes?: Record<string, string>
-  resource_attributes?: Record<string, string>
-  trace_id?: string
-  span_id?: string
-}
 
 export interface CloudEvent {
   message: string
@@ -44,24 +30,21 @@ export function isoFromNs(ns: string): string | null {
 }
 
 export function cloudEventOf(line: string): CloudEvent {
-  const r = JSON.parse(line) as StoredRow
-  const ns = TIMESTAMP_RE.exec(line)?.[1] ?? '0'
+  const r = parseStoredRow(line)
   const attributes: Record<string, string> = { ...r.attributes }
   // Resource attributes (an OTLP sender's service.name...) travel as attributes prefixed "resource.".
-  for (const [k, v] of Object.entries(r.resource_attributes ?? {})) {
+  for (const [k, v] of Object.entries(r.resource_attributes)) {
     const key = `resource.${k}`
     if (!(key in attributes)) attributes[key] = v
   }
-  const trace = r.trace_id ?? ''
-  const span = r.span_id ?? ''
   return {
-    message: (r.message ?? '').slice(0, MESSAGE_MAX),
-    timestamp: isoFromNs(ns),
-    severity: r.severity_text !== undefined && r.severity_text !== '' ? r.severity_text : (severityNameOf(r.severity_number ?? 0) || 'INFO'),
-    source: (r.source ?? '').slice(0, SOURCE_MAX),
+    message: r.message.slice(0, MESSAGE_MAX),
+    timestamp: isoFromNs(r.timestamp),
+    severity: r.severity_text !== '' ? r.severity_text : (severityNameOf(r.severity_number) || 'INFO'),
+    source: r.source.slice(0, SOURCE_MAX),
     attributes,
-    trace_id: HEX32.test(trace) ? trace : '',
-    span_id: HEX16.test(span) ? span : '',
+    trace_id: HEX32.test(r.trace_id) ? r.trace_id : '',
+    span_id: HEX16.test(r.span_id) ? r.span_id : '',
   }
 }
 

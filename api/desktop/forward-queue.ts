@@ -41,7 +41,7 @@ interface Piece {
   events: number
 }
 
-/** Cuts JSONEachRow bytes at line ends into pieces of at most maxEvents lines and (unless one line is larger) maxBytes. */
+/** Cuts stored-row bytes (ingest/rows.ts) at line ends into pieces of at most maxEvents lines and (unless one line is larger) maxBytes. */
 export function splitRows(rows: Uint8Array, maxEvents = FORWARD_BATCH_MAX_EVENTS, maxBytes = FORWARD_BATCH_MAX_BYTES): Piece[] {
   const pieces: Piece[] = []
   let start = 0

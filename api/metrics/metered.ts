@@ -71,11 +71,11 @@ export function meteredLogStore(store: LogStore, metrics: LookoutMetrics): LogSt
     query: (sql, params) => store.query(sql, params),
     ping: () => store.ping(),
     close: () => store.close(),
-    async insertJsonRows(table, body, token) {
+    async insertJsonRows(table, body, token, format) {
       const t0 = performance.now()
       const bytes = body.byteLength
       try {
-        await store.insertJsonRows(table, body, token)
+        await store.insertJsonRows(table, body, token, format)
         metrics.loaderInsert(true, (performance.now() - t0) / 1000, bytes)
       } catch (err) {
         metrics.loaderInsert(false, (performance.now() - t0) / 1000, bytes)

@@ -9,7 +9,7 @@ import { connect } from '@nats-io/transport-node'
 import { headers as natsHeaders } from '@nats-io/transport-node'
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
 import {
-  DecoderPool, HEADER_ROWS, LIMITS, migrateLogStore, nowNs, openLogStore, type LogStore,
+  DecoderPool, HEADER_ROWS, LIMITS, migrateLogStore, nowNs, openLogStore, ROW_FORMATS, type LogStore,
 } from '../../ingest/index.ts'
 import { ManagedNats } from '../../deploy/index.ts'
 import type { Scenario } from './options.ts'
@@ -236,7 +236,7 @@ async function insertBaseline(decoded: readonly Decoded[], store: LogStore, rows
     const t0 = performance.now()
     for (let i = 0; i < inserts.length; i++) {
       const ins = inserts[i] as { body: Buffer; rows: number }
-      await store.insertJsonRows(table, ins.body, `${tag}-${i}`)
+      await store.insertJsonRows(table, ins.body, `${tag}-${i}`, ROW_FORMATS.compact)
     }
     const seconds = (performance.now() - t0) / 1000
     const events = inserts.reduce((s, x) => s + x.rows, 0)
@@ -252,7 +252,7 @@ async function storageBaseline(decoded: readonly Decoded[], store: LogStore): Pr
   try {
     const parts: Uint8Array[] = []
     for (const d of decoded) parts.push(d.data)
-    await store.insertJsonRows(table, Buffer.concat(parts), `storage-${Math.random().toString(36).slice(2)}`)
+    await store.insertJsonRows(table, Buffer.concat(parts), `storage-${Math.random().toString(36).slice(2)}`, ROW_FORMATS.compact)
     // Merged, as the parts of a day end up.
     await store.command(`OPTIMIZE TABLE ${store.database}.${table} FINAL`)
     const r = await store.query<{ rows: string; disk: string; raw: string }>(

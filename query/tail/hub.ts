@@ -6,13 +6,13 @@
 // bound; a reconnect whose Last-Event-ID is still in the ring resumes exactly.
 import { randomBytes } from 'node:crypto'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
-import { InvalidOptionError } from '../../ingest/index.ts'
+import { InvalidOptionError, parseStoredRow, type StoredRow } from '../../ingest/index.ts'
 import { toEvent, type EventRow, type LogEvent } from '../event.ts'
 
 export interface TailHubOptions {
   /** The connection publishes go through (the broker's). */
   connection: () => NatsConnection
-  /** Subjects carrying JSONEachRow row messages. */
+  /** Subjects carrying stored-row messages (ingest/rows.ts). */
   subjects: readonly string[]
   /** Raw message bytes kept for resuming and for slow readers; default 32 MiB. */
   maxBytes?: number
@@ -42,33 +42,10 @@ export interface TailLine {
   workspaceId: string
 }
 
-const HEAD_RE = /^\{"workspace_id":"([0-9a-f-]{36})","resource_id":"([0-9a-f-]{36})","received_at":(\d+),/
-const NS_KEYS = new Set(['timestamp', 'observed_timestamp', 'received_at'])
-
-// Nanosecond integers do not fit a double: take their source text.
-function keepNs(this: unknown, key: string, value: unknown, ctx?: { source?: string }): unknown {
-  return typeof value === 'number' && NS_KEYS.has(key) && ctx?.source !== undefined ? ctx.source : value
-}
-
-interface StoredRow {
-  workspace_id: string
-  resource_id: string
-  received_at: string | number
-  timestamp: string | number
-  observed_timestamp: string | number
-  event_id: string
-  severity_number: number
-  severity_text: string
-  message: string
-  source: string
-  attributes: Record<string, string>
-  resource_attributes: Record<string, string>
-  scope_name: string
-  scope_version: string
-  trace_id: string
-  span_id: string
-  flags: number
-}
+// The head of a message's first row (rows.ts): workspace, resource and receive time,
+// read without parsing the row. Compact rows, then rows written before them.
+const HEAD_RE = /^\["([0-9a-f-]{36})","([0-9a-f-]{36})",(\d+),/
+const OBJECT_HEAD_RE = /^\{"workspace_id":"([0-9a-f-]{36})","resource_id":"([0-9a-f-]{36})","received_at":(\d+),/
 
 export class TailHub {
   readonly epoch = randomBytes(6).toString('hex')
@@ -155,8 +132,7 @@ export class TailHub {
       let end = text.indexOf('\n', start)
       if (end === -1) end = text.length
       if (end > start) {
-        const r = JSON.parse(text.slice(start, end), keepNs as never) as StoredRow
-        out.push(toEvent(rowOf(r)))
+        out.push(toEvent(rowOf(parseStoredRow(text.slice(start, end)))))
       }
       start = end + 1
     }
@@ -212,7 +188,8 @@ export class TailHub {
     const msgId = msg.headers?.get('Nats-Msg-Id') ?? ''
     // A sender's retry is a JetStream duplicate, but core subscribers see it again.
     if (msgId !== '' && this.#byMsgId.has(msgId)) return
-    const head = HEAD_RE.exec(this.#decoder.decode(data.subarray(0, 160)))
+    const headText = this.#decoder.decode(data.subarray(0, 160))
+    const head = HEAD_RE.exec(headText) ?? OBJECT_HEAD_RE.exec(headText)
     let ws: string, rid: string, rcv: string
     if (head !== null) {
       ws = head[1] as string
@@ -220,10 +197,10 @@ export class TailHub {
       rcv = head[3] as string
     } else {
       const nl = data.indexOf(10)
-      const r = JSON.parse(this.#decoder.decode(nl === -1 ? data : data.subarray(0, nl)), keepNs as never) as StoredRow
+      const r = parseStoredRow(this.#decoder.decode(nl === -1 ? data : data.subarray(0, nl)))
       ws = r.workspace_id
       rid = r.resource_id
-      rcv = String(r.received_at)
+      rcv = r.received_at
     }
     const seq = ++this.#seq
     this.#ring.push({ seq, arrivedMs: Date.now(), workspaceId: ws, resourceId: rid, receivedNs: rcv, msgId, data, events: null })
@@ -257,22 +234,22 @@ export class TailHub {
 
 function rowOf(r: StoredRow): EventRow {
   return {
-    ts_ns: String(r.timestamp),
-    observed_ns: String(r.observed_timestamp),
-    received_ns: String(r.received_at),
+    ts_ns: r.timestamp,
+    observed_ns: r.observed_timestamp,
+    received_ns: r.received_at,
     event_id: r.event_id,
     resource_id: r.resource_id,
     severity_number: r.severity_number,
     severity_text: r.severity_text,
     message: r.message,
     source: r.source,
-    attributes: r.attributes ?? {},
-    resource_attributes: r.resource_attributes ?? {},
-    scope_name: r.scope_name ?? '',
-    scope_version: r.scope_version ?? '',
-    trace_id: r.trace_id ?? '',
-    span_id: r.span_id ?? '',
-    flags: r.flags ?? 0,
+    attributes: r.attributes,
+    resource_attributes: r.resource_attributes,
+    scope_name: r.scope_name,
+    scope_version: r.scope_version,
+    trace_id: r.trace_id,
+    span_id: r.span_id,
+    flags: r.flags,
   }
 }
 

@@ -8,7 +8,7 @@ import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import { MalformedPayloadError } from '../../ingest/errors.ts'
-import { RowWriter, encodeStringMap, newRowFields } from '../../ingest/rows.ts'
+import { ROW_COLUMNS, RowWriter, encodeStringMap, newRowFields, parseStoredRow, rowFormatOf, storedRowIds } from '../../ingest/rows.ts'
 import { severityNameOf, severityNumberFromText } from '../../ingest/severity.ts'
 import type { DecodeContext, OtlpDecodeResult } from '../../ingest/decode/context.ts'
 import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
@@ -40,14 +40,14 @@ function newWriter(): RowWriter {
 
 type Row = Record<string, unknown>
 
-/** Parses JSONEachRow output, keeping the nanosecond integers exact (as strings). */
+/** Parses the writer's stored rows, keeping the nanosecond integers exact (as strings). */
 function rowsOf(writer: RowWriter): Row[] {
   const rows: Row[] = []
   for (const chunk of writer.finish()) {
     const c = chunk as unknown as { text?: string, data?: Uint8Array }
     const text = c.text ?? Buffer.from(c.data ?? []).toString()
     for (const line of text.split('\n')) {
-      if (line !== '') rows.push(JSON.parse(line.replace(/"(timestamp|observed_timestamp|received_at)":(\d+)/g, '"$1":"$2"')) as Row)
+      if (line !== '') rows.push(parseStoredRow(line) as unknown as Row)
     }
   }
   return rows

@@ -6,7 +6,7 @@
 // first day's partition, as when a crash falls between the parts of a
 // multi-partition insert) and before any acknowledgement left.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Broker, Loader, type LogStore, type LoaderOptions, type QueryParams, type QueryResult } from '../../../ingest/index.ts'
+import { Broker, Loader, parseStoredRow, type LogStore, type LoaderOptions, type QueryParams, type QueryResult, type RowFormat } from '../../../ingest/index.ts'
 import type { TestLookout } from '../../helpers/lookout.ts'
 
 export type DeathMode = 'after-insert' | 'mid-insert'
@@ -44,12 +44,12 @@ class TrappedStore implements LogStore {
     return this.#inner.query<T>(sql, params)
   }
 
-  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string): Promise<void> {
+  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void> {
     const trap = this.#trap
-    if (trap === null) return this.#inner.insertJsonRows(table, body, dedupToken)
+    if (trap === null) return this.#inner.insertJsonRows(table, body, dedupToken, format)
     this.#trap = null
     const part = trap.mode === 'after-insert' ? body : firstDay(body)
-    await this.#inner.insertJsonRows(table, part, dedupToken)
+    await this.#inner.insertJsonRows(table, part, dedupToken, format)
     // Dies here: the loader is aborted before its acknowledgements (the retry
     // wrapper sees the abort as soon as this resolves and the batch is abandoned).
     trap.die(countLines(part))
@@ -64,10 +64,10 @@ class TrappedStore implements LogStore {
   }
 }
 
-/** The rows of the earliest day (partition) in a JSONEachRow body. */
+/** The rows of the earliest day (partition) in a body of stored rows. */
 function firstDay(body: Uint8Array): Uint8Array {
   const lines = Buffer.from(body).toString('utf8').split('\n').filter((l) => l !== '')
-  const day = (l: string) => Number(BigInt(/"timestamp":(\d+)/.exec(l)?.[1] ?? '0') / 86_400_000_000_000n)
+  const day = (l: string) => Number(BigInt(parseStoredRow(l).timestamp) / 86_400_000_000_000n)
   const first = Math.min(...lines.map(day))
   return Buffer.from(lines.filter((l) => day(l) === first).map((l) => l + '\n').join(''))
 }

@@ -1,0 +1,78 @@
+// Which insert format (and which search indexes) does the embedded engine load
+// fastest? The pipeline's own rows, written back by the engine in each format,
+// inserted into fresh tables of the product schema. See README.md.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createChdbConnection } from 'chdb/connection'
+import { migrateLogStore, openLogStore, ROW_FORMATS } from '../../ingest/index.ts'
+import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
+import { newRowFields, packChunks, RowWriter } from '../../ingest/rows.ts'
+import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
+import { percentile } from '../lib/stats.ts'
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200)
+const REPS = Number(process.env.BENCH_REPS ?? 3)
+const ROWS = REQUESTS * DEFAULT_SHAPE.records
+const FORMATS = ['JSONEachRow', 'JSONCompactEachRow', 'TSV'] as const
+type Format = (typeof FORMATS)[number]
+
+const dir = mkdtempSync(join(tmpdir(), 'lookout-insert-format-'))
+const store = openLogStore({ path: dir })
+await migrateLogStore(store, { retentionDays: 7 })
+const chdb = createChdbConnection({ path: dir }).chdb
+const db = store.database
+
+// The rows exactly as the pipeline makes them, stored once; every format is then written by the engine from them.
+const ws = crypto.randomUUID()
+const rid = crypto.randomUUID()
+const fields = newRowFields()
+const now = String(BigInt(Date.now()) * 1_000_000n)
+await store.command(`CREATE TABLE ${db}.source AS ${db}.logs`)
+for (let i = 0; i < REQUESTS; i++) {
+  const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
+  decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields })
+  const packed = packChunks(w.finish())
+  await store.insertJsonRows('source', packed.data, `src-${i}`, ROW_FORMATS.compact)
+}
+const payloads = new Map<Format, Buffer>()
+for (const f of FORMATS) payloads.set(f, Buffer.from((await chdb.queryAsync(`SELECT * FROM ${db}.source FORMAT ${f}`, { format: f })).bytes()))
+// Background merges would steal CPU from the next measurement.
+await store.command('SYSTEM STOP MERGES')
+
+interface Variant { name: string; format: Format; dropAttrIndex: boolean }
+const variants: Variant[] = [
+  ...FORMATS.map((format) => ({ name: `${format}, product indexes`, format, dropAttrIndex: false })),
+  { name: 'JSONEachRow, without the attribute-value text index', format: 'JSONEachRow', dropAttrIndex: true },
+  { name: 'JSONCompactEachRow, without the attribute-value text index', format: 'JSONCompactEachRow', dropAttrIndex: true },
+]
+const wall = new Map<string, number[]>()
+const cpu = new Map<string, number[]>()
+let n = 0
+for (let rep = 0; rep < REPS; rep++) {
+  for (const v of variants) {
+    const table = `t${n++}`
+    await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
+    if (v.dropAttrIndex) await store.command(`ALTER TABLE ${db}.${table} DROP INDEX idx_attr_values`)
+    const c0 = process.cpuUsage()
+    const t0 = performance.now()
+    await chdb.rawInsert({ table: `${db}.${table}`, format: v.format, values: payloads.get(v.format) as Buffer })
+    const seconds = (performance.now() - t0) / 1000
+    const c = process.cpuUsage(c0)
+    wall.set(v.name, [...(wall.get(v.name) ?? []), seconds])
+    cpu.set(v.name, [...(cpu.get(v.name) ?? []), (c.user + c.system) / 1e6])
+    await store.command(`DROP TABLE ${db}.${table} SYNC`)
+  }
+}
+const base = percentile(wall.get(variants[0]?.name as string) as number[], 50)
+console.log(`${ROWS} rows of the default traffic shape, ${REPS} alternating repetitions, merges stopped; median per variant`)
+console.log(`${'variant'.padEnd(62)} ${'B/row'.padStart(6)} ${'rows/s'.padStart(8)} ${'CPU s'.padStart(6)}  vs JSONEachRow`)
+for (const v of variants) {
+  const w = percentile(wall.get(v.name) as number[], 50)
+  const c = percentile(cpu.get(v.name) as number[], 50)
+  const bytes = (payloads.get(v.format) as Buffer).byteLength / ROWS
+  console.log(`${v.name.padEnd(62)} ${bytes.toFixed(0).padStart(6)} ${(ROWS / w).toFixed(0).padStart(8)} ${c.toFixed(2).padStart(6)}  ${(base / w).toFixed(2)}x`)
+}
+await store.close()
+rmSync(dir, { recursive: true, force: true })
+process.exit(0)
