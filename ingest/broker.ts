@@ -2,10 +2,11 @@
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
 import {
-  AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType,
+  AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType,
   type Consumer, type JetStreamClient, type JetStreamManager, type PubAck,
 } from '@nats-io/jetstream'
 import { headers } from '@nats-io/transport-node'
+import pRetry from 'p-retry'
 import { BrokerUnavailableError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
 
 export const SUBJECTS = {
@@ -27,6 +28,12 @@ export interface BrokerOptions {
   duplicateWindowMs?: number
   /** Time to wait for a publish acknowledgement. */
   publishTimeoutMs?: number
+  /**
+   * How long start() keeps trying to create the streams and the consumer while
+   * the cluster is still forming (no meta leader yet, too few peers for the
+   * replicas). Default 60 s.
+   */
+  setupTimeoutMs?: number
   name?: string
 }
 
@@ -60,6 +67,7 @@ export class Broker {
       maxBytes,
       duplicateWindowMs: options.duplicateWindowMs ?? 120_000,
       publishTimeoutMs: options.publishTimeoutMs ?? 10_000,
+      setupTimeoutMs: options.setupTimeoutMs ?? 60_000,
     }
     this.#name = options.name ?? 'lookout'
   }
@@ -74,8 +82,19 @@ export class Broker {
       reconnectTimeWait: 250,
     })
     this.#js = jetstream(this.#nc, { timeout: this.#opts.publishTimeoutMs })
-    this.#jsm = await jetstreamManager(this.#nc)
-    await this.#ensureStreams()
+    const nc = this.#nc
+    // A cluster started together with Lookout may not place replicas yet: wait for it.
+    await pRetry(async () => {
+      // Its first request checks the JetStream API, which a forming cluster may not answer yet.
+      this.#jsm ??= await jetstreamManager(nc)
+      await this.#ensureStreams()
+    }, {
+      retries: Number.POSITIVE_INFINITY,
+      minTimeout: 250,
+      maxTimeout: 2_000,
+      maxRetryTime: this.#opts.setupTimeoutMs,
+      shouldRetry: ({ error }) => isClusterForming(error),
+    })
   }
 
   get connection(): NatsConnection {
@@ -183,6 +202,17 @@ export class Broker {
     this.#nc = null
     if (nc !== null && !nc.isClosed()) await nc.drain().catch(() => nc.close())
   }
+}
+
+// JetStream API errors of a cluster still forming: 10005 no suitable peers for
+// placement, 10008 cluster temporarily unavailable, 10023 insufficient resources.
+const FORMING_CODES = new Set([10005, 10008, 10023])
+
+/** Whether a setup error may pass once the cluster has formed (else it is final: a bad configuration). */
+function isClusterForming(err: unknown): boolean {
+  const e = err as { code?: unknown; name?: unknown; message?: unknown }
+  if (err instanceof JetStreamApiError) return FORMING_CODES.has(err.code)
+  return /not enabled|no responders|timeout|temporarily unavailable/i.test(`${String(e?.name ?? '')} ${String(e?.message ?? '')}`)
 }
 
 function isNotFound(err: unknown): boolean {
