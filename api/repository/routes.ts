@@ -73,6 +73,8 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
       state = await mirrors.state(rid, q.source)
     }
     const ready = await mirrors.ready(rid, src)
+    // A fetch may have finished since state was read: describe the snapshot that is ready.
+    if (ready) state = await mirrors.state(rid, q.source)
     const ctx = { home: mirrors.cacheDir, gitDir: mirrors.gitDir(rid, q.source) }
     const base = { resource_id: rid, source: q.source, view: q.view }
     try {
