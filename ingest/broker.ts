@@ -210,7 +210,7 @@ const FORMING_CODES = new Set([10005, 10008, 10023])
 
 /** Whether a setup error may pass once the cluster has formed (else it is final: a bad configuration). */
 function isClusterForming(err: unknown): boolean {
-  const e = err as { code?: unknown; name?: unknown; message?: unknown }
+  const e = err as { name?: unknown; message?: unknown }
   if (err instanceof JetStreamApiError) return FORMING_CODES.has(err.code)
   return /not enabled|no responders|timeout|temporarily unavailable/i.test(`${String(e?.name ?? '')} ${String(e?.message ?? '')}`)
 }

@@ -84,6 +84,16 @@ function normalize(o: Partial<Record<string, unknown>>): StoredRow {
   }
 }
 
+// The first columns of a row, either format: workspace, resource and receive time.
+const COMPACT_HEAD_RE = /^\["([0-9a-f-]{36})","([0-9a-f-]{36})",(\d+),/
+const OBJECT_HEAD_RE = /^\{"workspace_id":"([0-9a-f-]{36})","resource_id":"([0-9a-f-]{36})","received_at":(\d+),/
+
+/** Workspace, resource and receive time (ns) from the start of a row, without parsing it; null when not recognised. */
+export function storedRowHead(text: string): { workspaceId: string; resourceId: string; receivedNs: string } | null {
+  const m = COMPACT_HEAD_RE.exec(text) ?? OBJECT_HEAD_RE.exec(text)
+  return m === null ? null : { workspaceId: m[1] as string, resourceId: m[2] as string, receivedNs: m[3] as string }
+}
+
 /** The resource and event id of one stored row line, without the rest of the row. */
 export function storedRowIds(line: string): { resourceId: string; eventId: string } {
   const v = JSON.parse(line) as unknown

@@ -6,7 +6,7 @@
 // bound; a reconnect whose Last-Event-ID is still in the ring resumes exactly.
 import { randomBytes } from 'node:crypto'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
-import { InvalidOptionError, parseStoredRow, type StoredRow } from '../../ingest/index.ts'
+import { InvalidOptionError, parseStoredRow, storedRowHead, type StoredRow } from '../../ingest/index.ts'
 import { toEvent, type EventRow, type LogEvent } from '../event.ts'
 
 export interface TailHubOptions {
@@ -41,11 +41,6 @@ export interface TailLine {
   event: LogEvent
   workspaceId: string
 }
-
-// The head of a message's first row (rows.ts): workspace, resource and receive time,
-// read without parsing the row. Compact rows, then rows written before them.
-const HEAD_RE = /^\["([0-9a-f-]{36})","([0-9a-f-]{36})",(\d+),/
-const OBJECT_HEAD_RE = /^\{"workspace_id":"([0-9a-f-]{36})","resource_id":"([0-9a-f-]{36})","received_at":(\d+),/
 
 export class TailHub {
   readonly epoch = randomBytes(6).toString('hex')
@@ -188,13 +183,12 @@ export class TailHub {
     const msgId = msg.headers?.get('Nats-Msg-Id') ?? ''
     // A sender's retry is a JetStream duplicate, but core subscribers see it again.
     if (msgId !== '' && this.#byMsgId.has(msgId)) return
-    const headText = this.#decoder.decode(data.subarray(0, 160))
-    const head = HEAD_RE.exec(headText) ?? OBJECT_HEAD_RE.exec(headText)
+    const head = storedRowHead(this.#decoder.decode(data.subarray(0, 160)))
     let ws: string, rid: string, rcv: string
     if (head !== null) {
-      ws = head[1] as string
-      rid = head[2] as string
-      rcv = head[3] as string
+      ws = head.workspaceId
+      rid = head.resourceId
+      rcv = head.receivedNs
     } else {
       const nl = data.indexOf(10)
       const r = parseStoredRow(this.#decoder.decode(nl === -1 ? data : data.subarray(0, nl)))
