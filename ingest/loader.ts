@@ -58,6 +58,7 @@ export class Loader {
   #stopping = false
   #running: Promise<void> | null = null
   #abort = new AbortController()
+  #scratch = Buffer.alloc(0)
 
   constructor(broker: Broker, store: LogStore, options: LoaderOptions = {}) {
     this.#broker = broker
@@ -191,14 +192,20 @@ export class Loader {
     }
     let rows = 0
     for (const [format, msgs] of groups) {
-      const parts: Uint8Array[] = []
       let groupRows = 0
+      let size = 0
       for (const m of msgs) {
         const body = bodies.get(m) ?? m.data
-        parts.push(body)
+        size += body.byteLength
         groupRows += bodies.has(m) ? countLines(body) : rowsOf(m)
       }
-      const body = Buffer.concat(parts)
+      const body = this.#insertBuffer(size)
+      let offset = 0
+      for (const m of msgs) {
+        const part = bodies.get(m) ?? m.data
+        body.set(part, offset)
+        offset += part.byteLength
+      }
       // With rows left out (stored already) the token must follow the content:
       // ClickHouse deduplicates per partition and block, so the rest of a message
       // under the message's usual token could pass for an earlier part and be dropped.
@@ -221,6 +228,17 @@ export class Loader {
     this.stats.messages += batch.length
     this.stats.rows += rows
     this.stats.lastBatchRows = rows
+  }
+
+  /**
+   * The bytes of one insert, in a buffer kept from batch to batch: a fresh
+   * 32 MiB buffer per insert cost more in page faults than the copy itself.
+   * Safe to reuse: one batch loads at a time, and an insert is done with its
+   * body when it settles.
+   */
+  #insertBuffer(size: number): Buffer {
+    if (this.#scratch.byteLength < size) this.#scratch = Buffer.allocUnsafeSlow(Math.ceil(size * 1.25))
+    return this.#scratch.subarray(0, size)
   }
 
   async #insertWithRetry(body: Uint8Array, token: string, format: RowFormat): Promise<void> {

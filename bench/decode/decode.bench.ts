@@ -69,7 +69,7 @@ function context(): DecodeContext {
   return { minTimeNs: 0n, maxTimeNs: 2n ** 63n, receivedNs: '1700000099000000000', maxMessageLength: 65536, fields: newRowFields() }
 }
 function writer(): RowWriter {
-  return new RowWriter('ws', 'res', '0123456789abcdef01234567', '1700000099000000000', 1 << 20)
+  return new RowWriter('ws', 'res', '0123456789abcdef01234567', '1700000099000000000', 1 << 20, 2 << 20)
 }
 
 // ---- (b) protobufjs decode, then the same mapping over its message objects ----
@@ -185,12 +185,12 @@ const nullWriter = { write() {} } as unknown as RowWriter
 
 interface Case { name: string, bytes: number, run: (i: number) => void }
 const cases: Case[] = [
-  { name: 'ours → RowWriter', bytes: protoBytes, run: i => { decodeOtlpProtobuf(protoRequests[i]!, writer(), context()) } },
-  { name: 'protobufjs+mapping → RowWriter', bytes: protoBytes, run: i => { decodeWithProtobufjs(protoRequests[i]!, writer(), context()) } },
+  { name: 'ours → RowWriter', bytes: protoBytes, run: i => { const w = writer(); decodeOtlpProtobuf(protoRequests[i]!, w, context()); w.finish() } },
+  { name: 'protobufjs+mapping → RowWriter', bytes: protoBytes, run: i => { const w = writer(); decodeWithProtobufjs(protoRequests[i]!, w, context()); w.finish() } },
   { name: 'ours, rows dropped', bytes: protoBytes, run: i => { decodeOtlpProtobuf(protoRequests[i]!, nullWriter, context()) } },
   { name: 'protobufjs+mapping, rows dropped', bytes: protoBytes, run: i => { decodeWithProtobufjs(protoRequests[i]!, nullWriter, context()) } },
   { name: 'protobufjs decode only', bytes: protoBytes, run: i => { Request.decode(protoRequests[i]!) } },
-  { name: 'ours JSON → RowWriter', bytes: jsonBytes, run: i => { decodeOtlpJson(jsonRequests[i]!, writer(), context()) } },
+  { name: 'ours JSON → RowWriter', bytes: jsonBytes, run: i => { const w = writer(); decodeOtlpJson(jsonRequests[i]!, w, context()); w.finish() } },
 ]
 
 /** Records per second over about SECONDS of whole passes over the requests. */

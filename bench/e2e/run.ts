@@ -11,7 +11,7 @@ import { ROW_FORMATS } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { mib, percentile, rssSampler } from '../lib/stats.ts'
 import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
-import { newRowFields, packChunks, RowWriter } from '../../ingest/rows.ts'
+import { newRowFields, RowWriter } from '../../ingest/rows.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
@@ -79,7 +79,7 @@ const fields = newRowFields()
 for (let i = 0; i < bodies.length; i++) {
   const w = new RowWriter(ws, rid, `raw${String(i).padStart(21, '0')}`, String(BigInt(Date.now()) * 1_000_000n), 64 * 1024 * 1024)
   decodeOtlpProtobuf(bodies[i] as Uint8Array, w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: '0', maxMessageLength: 65536, fields })
-  raw.push(Buffer.from(packChunks(w.finish()).data))
+  raw.push(Buffer.from(w.finish().data))
 }
 // A fresh table of the product schema (indexes included), so the baseline pays what the loader pays.
 const db0 = lookout.store.database

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { createChdbConnection } from 'chdb/connection'
 import { migrateLogStore, openLogStore, ROW_FORMATS } from '../../ingest/index.ts'
 import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
-import { newRowFields, packChunks, RowWriter } from '../../ingest/rows.ts'
+import { newRowFields, RowWriter } from '../../ingest/rows.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
 
@@ -32,7 +32,7 @@ await store.command(`CREATE TABLE ${db}.source AS ${db}.logs`)
 for (let i = 0; i < REQUESTS; i++) {
   const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
   decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields })
-  const packed = packChunks(w.finish())
+  const packed = w.finish()
   await store.insertJsonRows('source', packed.data, `src-${i}`, ROW_FORMATS.compact)
 }
 const payloads = new Map<Format, Buffer>()

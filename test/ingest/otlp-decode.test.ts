@@ -43,9 +43,9 @@ type Row = Record<string, unknown>
 /** Parses the writer's stored rows, keeping the nanosecond integers exact (as strings). */
 function rowsOf(writer: RowWriter): Row[] {
   const rows: Row[] = []
-  for (const chunk of writer.finish()) {
-    const c = chunk as unknown as { text?: string, data?: Uint8Array }
-    const text = c.text ?? Buffer.from(c.data ?? []).toString()
+  const { data, spans } = writer.finish()
+  for (const s of spans) {
+    const text = Buffer.from(data.buffer, data.byteOffset + s.offset, s.length).toString()
     for (const line of text.split('\n')) {
       if (line !== '') rows.push(parseStoredRow(line) as unknown as Row)
     }

@@ -27,9 +27,10 @@ t.test('the writer writes compact rows; both formats read back the same', async 
   f.spanId = 'b7ad6b7169203331'
   f.flags = 1
   w.write(f)
-  const chunks = w.finish()
-  t.equal(chunks.length, 1)
-  const line = (chunks[0]?.text ?? '').replace(/\n$/, '')
+  const { data, spans } = w.finish()
+  t.equal(spans.length, 1)
+  t.equal(spans[0]?.length, data.byteLength, 'the one chunk is the whole buffer')
+  const line = Buffer.from(data).toString().replace(/\n$/, '')
   t.equal(line.split('\n').length, 1, 'one line per row: a newline in a value is escaped')
   const array = JSON.parse(line) as unknown[]
   t.ok(Array.isArray(array), 'a JSON array')
@@ -50,6 +51,46 @@ t.test('the writer writes compact rows; both formats read back the same', async 
   t.same(parseStoredRow(object), row, 'an object line reads the same')
   t.same(storedRowIds(line), { resourceId: RID, eventId: row.event_id })
   t.same(storedRowIds(object), storedRowIds(line))
+})
+
+t.test('rows are cut into chunks of bounded size, each a whole number of lines with its own id', async (t) => {
+  // A 1 KiB start buffer and 4 KiB chunks: the buffer grows many times on the way.
+  const w = new RowWriter(WS, RID, '0123456789abcdef01234567', '1795486318791000000', 4096, 1024)
+  const f = newRowFields()
+  f.timeNs = '1795486318382532328'
+  let written = ''
+  for (let i = 0; i < 200; i++) {
+    // Multi-byte characters: the chunk bound counts bytes, not characters.
+    f.message = `row ${i} ` + 'é€😀'.repeat(i % 7 * 10)
+    w.write(f)
+    written += f.message
+  }
+  const { data, spans } = w.finish()
+  t.ok(spans.length > 5, `${spans.length} chunks`)
+  let read = ''
+  let rows = 0
+  let end = 0
+  for (const [n, s] of spans.entries()) {
+    t.equal(s.offset, end, 'chunks are contiguous')
+    end = s.offset + s.length
+    const text = Buffer.from(data.buffer, data.byteOffset + s.offset, s.length).toString()
+    t.ok(text.endsWith('\n'), 'a chunk ends with a whole line')
+    const lines = text.slice(0, -1).split('\n')
+    t.equal(lines.length, s.rows)
+    t.equal(s.id, '0123456789abcdef01234567' + n.toString(16).padStart(8, '0'))
+    // A chunk passes the bound by at most its last line.
+    t.ok(s.length - Buffer.byteLength(lines.at(-1) as string) - 1 < 4096, 'cut once past the bound')
+    for (const line of lines) {
+      const row = parseStoredRow(line)
+      t.equal(row.batch_id, s.id, 'each row carries its chunk id')
+      read += row.message
+      rows++
+    }
+  }
+  t.equal(end, data.byteLength, 'the buffer holds exactly the chunks')
+  t.equal(rows, 200)
+  t.equal(read, written, 'every row, in order, characters intact')
+  t.same(new RowWriter(WS, RID, '0123456789abcdef01234567', '0', 4096).finish().spans, [], 'no row, no chunk')
 })
 
 t.test('a message of the earlier format in the stream is loaded and tailed beside new ones', async (t) => {
