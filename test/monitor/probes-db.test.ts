@@ -2,7 +2,7 @@
 // (as both mysql and mariadb kinds), Redis, and MongoDB where a mongod exists;
 // otherwise the MongoDB driver runs against failing ports and a wire-protocol stand-in.
 import t, { type Test } from 'tap'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, type AddressInfo } from 'node:net'
@@ -15,6 +15,7 @@ import { probeTarget } from '../helpers/probe-target.ts'
 import { startFakeMongo } from '../helpers/fake-mongo.ts'
 
 const secretsDir = mkdtempSync(join(tmpdir(), 'lookout-secrets-'))
+t.teardown(() => rmSync(secretsDir, { recursive: true, force: true }))
 const runner = new DatabaseRunner()
 const ctx = (env: Record<string, string>): ProbeContext => ({ credentials: { fileDirs: [secretsDir], env }, now: Date.now() })
 const REF = { env: 'LOOKOUT_SECRET_DB' }

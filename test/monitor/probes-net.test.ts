@@ -1,6 +1,6 @@
 // HTTPS/HTTP, TCP and ICMP probes against real servers started here.
 import t from 'tap'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HttpsRunner, IcmpRunner, TcpRunner, PROBE_REASONS, type ProbeContext } from '../../monitor/index.ts'
@@ -8,6 +8,7 @@ import { freePort, startHttp, startHttps, startTcp } from '../helpers/servers.ts
 import { probeTarget } from '../helpers/probe-target.ts'
 
 const secretsDir = mkdtempSync(join(tmpdir(), 'lookout-secrets-'))
+t.teardown(() => rmSync(secretsDir, { recursive: true, force: true }))
 const ctx = (env: Record<string, string> = {}): ProbeContext => ({ credentials: { fileDirs: [secretsDir], env }, now: Date.now() })
 const https = new HttpsRunner()
 const tcp = new TcpRunner()
@@ -171,6 +172,7 @@ t.test('icmp: without a usable ping the state is unknown, never down', async (t)
   t.match(o.reason, /ICMP unavailable/)
   // A ping that exists but may not open a raw socket says so on stderr and exits 2.
   const dir = mkdtempSync(join(tmpdir(), 'lookout-ping-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const fake = join(dir, 'ping')
   writeFileSync(fake, '#!/bin/sh\necho "ping: socket: Operation not permitted" >&2\nexit 2\n', { mode: 0o755 })
   const denied = await new IcmpRunner({ pingPath: fake }).run(probeTarget('icmp', { host: '127.0.0.1', count: 1 }))

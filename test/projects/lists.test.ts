@@ -224,7 +224,7 @@ t.test('lists of the other routes use the same filter set', async (t) => {
   const tl1 = await lk.req('GET', `${P}/project/timeline?board_id=${b.id}&limit=1`)
   const tl2 = await lk.req('GET', `${P}/project/timeline?board_id=${b.id}&limit=1&cursor=${encodeURIComponent(tl1.body.next_cursor)}`)
   t.same([tl1.body.items[0].id, tl2.body.items[0].id, tl2.body.next_cursor], [d1.id, d2.id, null], 'timeline pages')
-  t.equal((await lk.req('GET', `${P}/project/timeline?cursor=${encodeURIComponent(tl1.body.next_cursor.replace(/.$/, 'A'))}`)).status, 422)
+  t.equal((await lk.req('GET', `${P}/project/timeline?cursor=${encodeURIComponent(tl1.body.next_cursor.slice(0, -1) + (tl1.body.next_cursor.endsWith('A') ? 'B' : 'A'))}`)).status, 422)
 })
 
 t.test('project overview, assignees: counts over the filtered tasks', async (t) => {
