@@ -8,6 +8,7 @@ import { FreshnessTracker } from './freshness.ts'
 import { SCENARIOS, type BenchOptions, type ScenarioName } from './options.ts'
 import { CPU_CATEGORIES, openPipeline, type Pipeline } from './pipeline.ts'
 import { Progress } from './progress.ts'
+import { cpuOfProcesses, waitForQuiet } from './quiet.ts'
 import { pipelineCpu } from './report.ts'
 import type { BenchResult, ScenarioResult, StepResult } from './results.ts'
 import { RateSearch, type Thresholds } from './schedule.ts'
@@ -127,6 +128,10 @@ async function runScenario(
 
   let baselines = null
   if (o.baselineEvents > 0 && !io.aborted()) {
+    const q = await waitForQuiet({ cpuSeconds: cpuOfProcesses(pipeline.processes.map((p) => p.pid)) })
+    io.log(q.quiet
+      ? `${name}: pipeline idle after ${(q.waitedMs / 1000).toFixed(0)} s; measuring the raw baselines`
+      : `${name}: pipeline still busy (${q.cores.toFixed(2)} cores) after ${(q.waitedMs / 1000).toFixed(0)} s; the raw baselines share the machine with it`)
     baselines = await runBaselines({
       scenario, source, events: o.baselineEvents, threads: pipeline.workers ?? availableParallelism(),
       workspaceId: pipeline.workspaceId, resourceId: pipeline.resources[0] as string, natsUrl: pipeline.natsUrl,
