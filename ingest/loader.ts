@@ -192,17 +192,18 @@ export class Loader {
     }
     let rows = 0
     for (const [format, msgs] of groups) {
+      const parts: Uint8Array[] = []
       let groupRows = 0
       let size = 0
       for (const m of msgs) {
-        const body = bodies.get(m) ?? m.data
-        size += body.byteLength
-        groupRows += bodies.has(m) ? countLines(body) : rowsOf(m)
+        const part = bodies.get(m) ?? m.data
+        parts.push(part)
+        size += part.byteLength
+        groupRows += bodies.has(m) ? countLines(part) : rowsOf(m)
       }
       const body = this.#insertBuffer(size)
       let offset = 0
-      for (const m of msgs) {
-        const part = bodies.get(m) ?? m.data
+      for (const part of parts) {
         body.set(part, offset)
         offset += part.byteLength
       }
