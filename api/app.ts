@@ -7,6 +7,7 @@ import underPressure from '@fastify/under-pressure'
 import { createAjv, type Broker, type IngestService, type LogStore } from '../ingest/index.ts'
 import type { Database } from './db/index.ts'
 import { auth, type AuthOptions } from './auth/plugin.ts'
+import { TokenVerifier, type TokenVerifierOptions } from './auth/verifier.ts'
 import { errorHandler } from './edge/error-handler.ts'
 import { healthRoutes, type ReadinessCheck } from './health.ts'
 import { operations } from './operations.ts'
@@ -68,6 +69,8 @@ export interface AppOptions {
   repositories?: { cacheDir: string; roots: readonly string[] }
   /** Request recording batch settings (tests). */
   recorder?: RecorderOptions
+  /** Verified-token cache (auth/verifier.ts); maxEntries 0 asks the database on every request. */
+  tokenCache?: TokenVerifierOptions
   /** Alert delivery settings (LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, SMTP, SMS); default: none configured. */
   alerts?: AlertSettings
   /** The desktop service (lookout desktop): its owner-only settings and status routes are served. */
@@ -97,11 +100,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
   })
   // Before anything: the loopback listener's edge refuses browsers, chunked bodies and requests without a token.
-  if (opts.loopback === true) await app.register(loopbackGuard, { db: opts.db })
+  const tokens = new TokenVerifier(opts.db, opts.tokenCache)
+  await tokens.start()
+  app.addHook('onClose', () => tokens.close())
+  if (opts.loopback === true) await app.register(loopbackGuard, { tokens })
   // First: the readiness gate answers before authentication, and OpenAPI and metrics must see every route.
   const readiness = new Readiness(opts.readiness ?? [])
   await app.register(operations, { version: opts.version ?? '0.0.0', readiness, metrics: opts.metrics, metricsToken: opts.metricsToken })
-  await app.register(auth, { db: opts.db, ownerPrincipal: opts.ownerPrincipal })
+  await app.register(auth, { db: opts.db, tokens, ownerPrincipal: opts.ownerPrincipal })
   const cursors = new CursorCodec(await serverSecret(opts.db, 'cursor'))
   // Before the routes: its onResponse hook counts every request.
   await app.register(requestUsage, { db: opts.db, cursors, recorder: opts.recorder })

@@ -3,11 +3,13 @@
 export { buildApp } from './app.ts'
 export type { AppOptions } from './app.ts'
 export { openPglite, openPostgres, migrate } from './db/index.ts'
-export type { Database, Sql, SqlResult, MigrationSet, PgMigration } from './db/index.ts'
+export type { Database, ListenHandlers, Sql, SqlResult, MigrationSet, PgMigration } from './db/index.ts'
 export { API_MIGRATIONS, PG_MIGRATIONS } from './migrations.ts'
 export {
   createWorkspace, listWorkspaces, createToken, revokeToken, listTokens, verifyToken, isUuid, TOKEN_KINDS,
 } from './auth/tokens.ts'
+export { TokenVerifier, TOKEN_CHANGES_CHANNEL } from './auth/verifier.ts'
+export type { TokenVerifierOptions, VerifierStats } from './auth/verifier.ts'
 export type { Principal, TokenInfo, NewToken, TokenKind } from './auth/tokens.ts'
 export { SCOPES, ALL_SCOPES, isScope } from './scopes.ts'
 export type { Scope } from './scopes.ts'

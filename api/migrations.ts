@@ -62,6 +62,22 @@ export const API_MIGRATIONS: MigrationSet = {
         );
       `,
     },
+    {
+      version: 2,
+      name: 'token change notifications',
+      // Servers keep verified tokens in memory (auth/verifier.ts); every change
+      // to a token row, by any path (a revocation, a workspace's cascade, an
+      // operator's SQL), tells every listening server to forget that token.
+      sql: `
+        CREATE FUNCTION lookout_token_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          PERFORM pg_notify('lookout_token_changes', OLD.id::text);
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER tokens_changed AFTER UPDATE OR DELETE ON tokens
+          FOR EACH ROW EXECUTE FUNCTION lookout_token_changed();
+      `,
+    },
   ],
 }
 

@@ -28,6 +28,8 @@ export interface LookoutConfig {
   logLevel: string
   /** Event-loop delay (ms) past which requests are shed with 503; 0 disables. */
   maxEventLoopDelayMs: number
+  /** Verified tokens kept in memory (api/auth/verifier.ts); 0: a token query on every request. */
+  tokenCacheSize: number
   clickhouseLayout: 'single' | 'cluster'
   clickhouseCluster: string
   /** AES-256-GCM key for secrets at rest (SSH keys); undefined: secret writes are refused. */
@@ -127,6 +129,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     duplicateWindowMs: int(env, 'LOOKOUT_DUPLICATE_WINDOW_MS', 120_000, 1000),
     logLevel: env.LOOKOUT_LOG_LEVEL || 'info',
     maxEventLoopDelayMs: int(env, 'LOOKOUT_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
+    tokenCacheSize: int(env, 'LOOKOUT_TOKEN_CACHE_SIZE', 10_000, 0, 10_000_000),
     clickhouseLayout: layout,
     clickhouseCluster: env.LOOKOUT_CLICKHOUSE_CLUSTER || 'lookout',
     secretKey: secretKey(env, 'LOOKOUT_SECRET_KEY'),

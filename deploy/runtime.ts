@@ -190,7 +190,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       metrics.watchIngest(ing)
       appOptions = {
         db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
-        secretKey: config.secretKey, alerts: config.alerts,
+        secretKey: config.secretKey, alerts: config.alerts, tokenCache: { maxEntries: config.tokenCacheSize },
         repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },
         ...(log === null ? { logger: false } : { loggerInstance: log }),
         metrics, metricsToken: config.metricsToken,

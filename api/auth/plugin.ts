@@ -6,7 +6,8 @@ import type { Sql } from '../db/index.ts'
 import { AuthInvalidError, AuthMissingError, ForbiddenError } from '../errors.ts'
 import type { Scope } from '../scopes.ts'
 import type { Contract } from '../edge/contract.ts'
-import { canReach, verifyToken, type Principal, type TokenKind } from './tokens.ts'
+import { canReach, type Principal, type TokenKind } from './tokens.ts'
+import type { TokenVerifier } from './verifier.ts'
 import { ACT_AS_GRANT_HEADER, grantPrincipal } from '../desktop/act-as.ts'
 
 export interface RouteAuth {
@@ -34,6 +35,8 @@ declare module 'fastify' {
 
 export interface AuthOptions {
   db: Sql
+  /** Bearer tokens are checked through it (its cache). */
+  tokens: TokenVerifier
   /** Resolves the owner principal for requests on the owner socket (desktop). */
   ownerPrincipal?: (req: FastifyRequest) => Promise<Principal | null>
 }
@@ -63,7 +66,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions): Promise<void
       if (header === undefined || header === '') throw new AuthMissingError()
       const m = BEARER_RE.exec(header)
       if (m === null) throw new AuthInvalidError()
-      p = await verifyToken(opts.db, m[1] as string)
+      p = await opts.tokens.verify(m[1] as string)
     }
     if (p === null) throw new AuthInvalidError()
     req.principal = p

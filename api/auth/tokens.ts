@@ -4,6 +4,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { Sql } from '../db/index.ts'
 import { isScope, type Scope } from '../scopes.ts'
 import { BadRequestError, NotFoundError } from '../errors.ts'
+import { forgetVerifiedToken } from './verified.ts'
 
 export const TOKEN_KINDS = { access: 'access', sender: 'sender', source: 'source' } as const
 export type TokenKind = (typeof TOKEN_KINDS)[keyof typeof TOKEN_KINDS]
@@ -85,11 +86,16 @@ export async function createToken(db: Sql, t: NewToken): Promise<{ id: string; t
   return { id: uuid, token: `${PREFIX}_${uuid.replaceAll('-', '')}_${secret}` }
 }
 
+/**
+ * Revokes a token. Verifiers of this process forget it before this returns;
+ * other processes hear of it from the tokens trigger's NOTIFY.
+ */
 export async function revokeToken(db: Sql, id: string, workspaceId?: string): Promise<boolean> {
   if (!isUuid(id)) return false
   const r = workspaceId === undefined
     ? await db.query('UPDATE tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id])
     : await db.query('UPDATE tokens SET revoked_at = now() WHERE id = $1 AND workspace_id = $2 AND revoked_at IS NULL', [id, workspaceId])
+  forgetVerifiedToken(db, id)
   return r.rowCount > 0
 }
 
@@ -123,18 +129,22 @@ export async function listTokens(db: Sql, workspaceId?: string): Promise<TokenIn
   }))
 }
 
-/** The principal a bearer token stands for, or null (unknown, malformed or revoked). */
-export async function verifyToken(db: Sql, bearer: string): Promise<Principal | null> {
+/** A bearer token's parts: the token id and the SHA-256 of its secret; null when malformed. */
+export function parseBearer(bearer: string): { id: string; secretHash: Buffer } | null {
   const m = TOKEN_RE.exec(bearer)
   if (m === null) return null
   const hex = m[1] as string
   const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  return { id, secretHash: hashSecret(m[2] as string) }
+}
+
+/** The principal of a parsed bearer token from the database, or null (unknown, wrong secret or revoked). */
+export async function lookupToken(db: Sql, id: string, secretHash: Buffer): Promise<Principal | null> {
   const r = await db.query<TokenRow>('SELECT * FROM tokens WHERE id = $1', [id])
   const row = r.rows[0]
-  const given = hashSecret(m[2] as string)
   // Compare even when the id is unknown, so timing does not tell ids apart.
   const stored = row === undefined ? Buffer.alloc(32) : Buffer.from(row.secret_hash)
-  const same = stored.length === given.length && timingSafeEqual(stored, given)
+  const same = stored.length === secretHash.length && timingSafeEqual(stored, secretHash)
   if (row === undefined || !same || row.revoked_at !== null) return null
   return {
     tokenId: row.id,
@@ -145,6 +155,12 @@ export async function verifyToken(db: Sql, bearer: string): Promise<Principal | 
     resourceIds: row.resource_ids,
     staffId: row.staff_id,
   }
+}
+
+/** The principal a bearer token stands for, or null (unknown, malformed or revoked); always asks the database. */
+export async function verifyToken(db: Sql, bearer: string): Promise<Principal | null> {
+  const b = parseBearer(bearer)
+  return b === null ? null : lookupToken(db, b.id, b.secretHash)
 }
 
 export function hasScope(p: Principal, scope: Scope): boolean {

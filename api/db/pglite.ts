@@ -1,6 +1,6 @@
 // PGlite: PostgreSQL compiled to WebAssembly, in this process, on a data directory.
 import { PGlite } from '@electric-sql/pglite'
-import type { Database, Sql, SqlResult } from './sql.ts'
+import type { Database, ListenHandlers, Sql, SqlResult } from './sql.ts'
 
 function wrap(q: { query: PGlite['query']; exec: PGlite['exec'] }): Sql {
   return {
@@ -23,5 +23,11 @@ export async function openPglite(dataDir: string): Promise<Database> {
     exec: base.exec,
     transaction: <T>(fn: (tx: Sql) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
     close: () => db.close(),
+    // In this process: a notification cannot be lost between the engine and us.
+    async listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+      const stop = await db.listen(channel, (payload) => handlers.onPayload(payload))
+      handlers.onListening()
+      return () => stop()
+    },
   }
 }

@@ -1,6 +1,7 @@
 // A PostgreSQL server through node-postgres' pool.
 import pg from 'pg'
-import type { Database, Sql, SqlResult } from './sql.ts'
+import type { Database, ListenHandlers, Sql, SqlResult } from './sql.ts'
+import { listenOnServer } from './pg-listener.ts'
 
 export async function openPostgres(url: string, maxConnections = 10): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections })
@@ -8,6 +9,8 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
   // the next query reconnects; without a listener the 'error' event would end the process.
   pool.on('error', () => undefined)
   await pool.query('SELECT 1')
+  // Closing the database ends its listeners' connections too.
+  const listeners = new Set<() => Promise<void>>()
   const query = async <T>(text: string, params?: unknown[]): Promise<SqlResult<T>> => {
     const r = await pool.query(text, params)
     return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length }
@@ -41,7 +44,18 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
         client.release()
       }
     },
-    close: () => pool.end(),
+    async close(): Promise<void> {
+      for (const stop of [...listeners]) await stop()
+      await pool.end()
+    },
+    async listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+      const stop = await listenOnServer(url, channel, handlers)
+      const once = async (): Promise<void> => {
+        if (listeners.delete(once)) await stop()
+      }
+      listeners.add(once)
+      return once
+    },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   }
 }

@@ -17,6 +17,12 @@ export interface Database extends Sql {
   /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>
   close(): Promise<void>
+  /**
+   * Delivers the payloads of NOTIFY on a channel until the returned function is
+   * called. Resolves once listening. A server connection can break: onLost then
+   * says notifications may be missed, onListening that they flow again.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>
   /** Connection pool counts (server only; PGlite has one in-process connection). */
   poolStats?(): PoolStats
 }
@@ -25,4 +31,12 @@ export interface PoolStats {
   total: number
   idle: number
   waiting: number
+}
+
+export interface ListenHandlers {
+  onPayload(payload: string): void
+  /** The subscription broke: notifications sent from now on may be missed. */
+  onLost(): void
+  /** Listening (again, after onLost). */
+  onListening(): void
 }

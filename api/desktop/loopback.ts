@@ -4,8 +4,7 @@
 // /v1/health, /v1/ready, the OpenAPI document or an unknown path.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Sql } from '../db/index.ts'
-import { verifyToken } from '../auth/tokens.ts'
+import type { TokenVerifier } from '../auth/verifier.ts'
 import { AuthInvalidError, AuthMissingError, BrowserOriginError, LengthRequiredError } from '../errors.ts'
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i
@@ -20,7 +19,7 @@ function fromBrowser(req: FastifyRequest): boolean {
   return req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined
 }
 
-async function loopbackGuardPlugin(app: FastifyInstance, opts: { db: Sql }): Promise<void> {
+async function loopbackGuardPlugin(app: FastifyInstance, opts: { tokens: TokenVerifier }): Promise<void> {
   app.addHook('onRequest', async (req, reply) => {
     if (fromBrowser(req)) throw new BrowserOriginError()
     if (req.headers['transfer-encoding'] !== undefined) {
@@ -34,7 +33,7 @@ async function loopbackGuardPlugin(app: FastifyInstance, opts: { db: Sql }): Pro
     const header = req.headers.authorization
     if (header === undefined || header === '') throw new AuthMissingError()
     const m = BEARER_RE.exec(header)
-    if (m === null || (await verifyToken(opts.db, m[1] as string)) === null) throw new AuthInvalidError()
+    if (m === null || (await opts.tokens.verify(m[1] as string)) === null) throw new AuthInvalidError()
   })
 }
 

@@ -2,7 +2,7 @@
 // a raw baseline measured in the same run. See README.md.
 import Fastify from 'fastify'
 import { Pool } from 'undici'
-import { PG_MIGRATIONS, RequestRecorder, createToken, createWorkspace, migrate, openPglite, type Database } from '../../api/index.ts'
+import { PG_MIGRATIONS, RequestRecorder, TokenVerifier, createToken, createWorkspace, migrate, openPglite, type Database } from '../../api/index.ts'
 import { auth } from '../../api/auth/plugin.ts'
 import { healthRoutes } from '../../api/health.ts'
 import { requestUsage } from '../../api/usage/plugin.ts'
@@ -71,11 +71,12 @@ async function writeRate(): Promise<{ recorderRows: number; rawRows: number }> {
   return { recorderRows: summarize(ours).p50, rawRows: summarize(raw).p50 }
 }
 
-// 3. HTTP: an authenticated route (token checked against PostgreSQL, like every
-// workspace route) with and without the recording hook; and the public health route.
+// 3. HTTP: an authenticated route (token checked against PostgreSQL on every
+// request: the verified-token cache off) with and without the recording hook;
+// and the public health route.
 async function server(withRecording: boolean, database: Database) {
   const app = Fastify({ logger: false })
-  await app.register(auth, { db: database })
+  await app.register(auth, { db: database, tokens: new TokenVerifier(database, { maxEntries: 0 }) })
   if (withRecording) await app.register(requestUsage, { db: database, cursors: new CursorCodec(Buffer.alloc(32, 1)) })
   await app.register(healthRoutes, { version: 'bench', checks: [] })
   app.get('/v1/workspaces/:workspace_id/ping', { config: { auth: { contract: 'cloud', scope: null } } }, async () => ({ ok: true }))
