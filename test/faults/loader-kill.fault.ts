@@ -4,6 +4,7 @@
 // back mixed with new messages. Every acknowledged event is stored once.
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { Ledger, formatReport } from './lib/ledger.ts'
 import { SteadySender } from './lib/sender.ts'
@@ -19,6 +20,10 @@ t.test('a loader dies after its insert; the same batch comes back to the other l
 t.test('two loaders under steady ingestion, one dies between the parts of its insert', async (t) => {
   const rid = await lk.resource('steady-two-loaders')
   const ledger = new Ledger('two')
+  // Everything shares this process: a stall past the ack wait (10 s) would let a
+  // held message go to the other loader. Measured, so a failure says whether one happened.
+  const delay = monitorEventLoopDelay({ resolution: 20 })
+  delay.enable()
   const a = loaderProcessFor(lk, 'loader-a')
   const b = loaderProcessFor(lk, 'loader-b')
   await a.start()
@@ -42,6 +47,17 @@ t.test('two loaders under steady ingestion, one dies between the parts of its in
   await waitBacklog(lk, 0)
   const rep = await ledger.settle(lk.lookout.store, rid, 40_000)
   t.comment(formatReport('two loaders, one killed mid-insert under steady ingestion', rep))
+  delay.disable()
+  t.comment(`event-loop delay: max ${(delay.max / 1e6).toFixed(0)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms; ` +
+    `sender ${JSON.stringify(sender.stats.statuses)}, ${sender.stats.errors} broken attempts; ` +
+    `loader-a ${JSON.stringify(a.loader.stats)}; loader-b ${JSON.stringify(b.loader.stats)}`)
+  if (rep.duplicated > 0) {
+    // Which copies: one stream message loaded twice (one batch_id) or two messages (two ids)?
+    const dups = await lk.lookout.store.query<Record<string, unknown>>(
+      `SELECT message, count() AS copies, groupUniqArray(batch_id) AS batch_ids, groupArray(toString(received_at)) AS received
+       FROM ${lk.lookout.store.database}.logs WHERE resource_id = {rid:UUID} GROUP BY message HAVING copies > 1 LIMIT 3`, { rid })
+    t.comment(`duplicated rows: ${JSON.stringify(dups.rows)}`)
+  }
   t.same(sender.stats.fatal, [], 'no request refused for good')
   t.equal(b.loader.stats.duplicatesSkipped, wrote, 'the survivor skipped exactly the rows the dead loader had stored')
   t.ok(ledger.ackedIn('during') > 0, 'ingestion was acknowledged while a loader was dead')
