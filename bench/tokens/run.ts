@@ -6,14 +6,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PG_MIGRATIONS, TokenVerifier, createToken, createWorkspace, migrate, openPglite, openPostgres, type Database } from '../../api/index.ts'
 import { postgresAvailable, startTestPostgres } from '../../test/helpers/postgres.ts'
+import { summarize } from '../lib/stats.ts'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)] as number
-}
 
 /** µs per call of `verify`, one call at a time (what one request waits for), and the main thread's CPU µs per call. */
 async function time(v: TokenVerifier, token: string): Promise<{ wallUs: number; cpuUs: number }> {
@@ -48,10 +44,10 @@ async function engine(name: string, db: Database): Promise<void> {
   }
   const s = cached.stats()
   await cached.close()
-  const h = median(hit)
-  const d = median(raw)
-  console.log(`${name}: database lookup ${d.toFixed(1)} µs/call (${median(rawCpu).toFixed(1)} µs CPU in this process); ` +
-    `cache hit ${h.toFixed(2)} µs/call (${median(hitCpu).toFixed(2)} µs CPU); hit / lookup ${(h / d).toFixed(3)}; ` +
+  const h = summarize(hit).p50
+  const d = summarize(raw).p50
+  console.log(`${name}: database lookup ${d.toFixed(1)} µs/call (${summarize(rawCpu).p50.toFixed(1)} µs CPU in this process); ` +
+    `cache hit ${h.toFixed(2)} µs/call (${summarize(hitCpu).p50.toFixed(2)} µs CPU); hit / lookup ${(h / d).toFixed(3)}; ` +
     `hits ${s.hits}, misses ${s.misses} (medians of ${ROUNDS} alternating rounds of ${CALLS} calls)`)
 }
 
