@@ -52,7 +52,8 @@ t.test('two loaders under steady ingestion, one dies between the parts of its in
     `sender ${JSON.stringify(sender.stats.statuses)}, ${sender.stats.errors} broken attempts; ` +
     `loader-a ${JSON.stringify(a.loader.stats)}; loader-b ${JSON.stringify(b.loader.stats)}`)
   if (rep.duplicated > 0) {
-    // Which copies: one stream message loaded twice (one batch_id) or two messages (two ids)?
+    // Which copies: batch_id is a hash of the request, so a retried request keeps it;
+    // one received_at means one stream message loaded twice, two mean the request was published twice.
     const dups = await lk.lookout.store.query<Record<string, unknown>>(
       `SELECT message, count() AS copies, groupUniqArray(batch_id) AS batch_ids, groupArray(toString(received_at)) AS received
        FROM ${lk.lookout.store.database}.logs WHERE resource_id = {rid:UUID} GROUP BY message HAVING copies > 1 LIMIT 3`, { rid })
