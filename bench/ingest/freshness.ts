@@ -3,8 +3,9 @@
 // nonce, in its last event's message), and outstanding markers are looked up
 // every poll until found. The lookup is the log query route when the pipeline
 // has one, else ClickHouse directly (only when the harness holds the store).
-import { Pool } from 'undici'
+import { Pool, request } from 'undici'
 import type { LogStore } from '../../ingest/index.ts'
+import { setupDispatcher } from './setup-dispatcher.ts'
 
 export interface MarkerRef {
   nonce: string
@@ -30,19 +31,23 @@ export class QueryRouteLookup implements MarkerLookup {
   readonly kind = 'query-route'
   readonly batched = false
   readonly #pool: Pool
+  readonly #baseUrl: string
   readonly #ws: string
   readonly #headers: Record<string, string>
 
   constructor(baseUrl: string, workspaceId: string, token: string) {
     this.#pool = new Pool(baseUrl, { connections: 4 })
+    this.#baseUrl = baseUrl
     this.#ws = workspaceId
     this.#headers = { authorization: `Bearer ${token}` }
   }
 
   /** Whether the pipeline serves the query route; `reason` says why not. */
   async available(resourceId: string): Promise<{ ok: boolean; reason: string }> {
-    const res = await this.#pool.request({ method: 'GET', path: this.#path(resourceId, 'availability0probe'), headers: this.#headers })
+    const dispatcher = setupDispatcher()
+    const res = await request(this.#baseUrl + this.#path(resourceId, 'availability0probe'), { headers: this.#headers, dispatcher })
     const text = await res.body.text()
+    await dispatcher.close()
     if (res.statusCode === 200) return { ok: true, reason: '' }
     if (res.statusCode === 404 && /route GET[: ]\S* not found/i.test(text)) return { ok: false, reason: 'the pipeline has no log query route' }
     return { ok: false, reason: `the log query route answered ${res.statusCode} to a search: ${text.slice(0, 200)}` }

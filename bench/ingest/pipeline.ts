@@ -15,6 +15,7 @@ import { ALL_SCOPES, SCOPES, createToken, createWorkspace, registerResource } fr
 import { openLogStore, type LogStore } from '../../ingest/index.ts'
 import type { ThreadClassifier } from '../lib/procstat.ts'
 import { QueryRouteLookup, StoreLookup, type MarkerLookup } from './freshness.ts'
+import { setupDispatcher } from './setup-dispatcher.ts'
 import type { BenchOptions, PipelineKind } from './options.ts'
 
 export interface WatchedProcess {
@@ -143,9 +144,10 @@ async function provision(dataDir: string, url: string, o: BenchOptions): Promise
 async function registerOverHttp(url: string, ws: string, token: string, n: number): Promise<string[]> {
   const out: string[] = []
   const stamp = Date.now().toString(36)
+  const dispatcher = setupDispatcher()
   for (let i = 0; i < n; i++) {
     const res = await request(`${url}/v1/workspaces/${ws}/resources`, {
-      method: 'POST',
+      method: 'POST', dispatcher,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ external_id: `bench-${stamp}-${i}`, name: `bench ${i}` }),
     })
@@ -153,6 +155,7 @@ async function registerOverHttp(url: string, ws: string, token: string, n: numbe
     if (res.statusCode >= 300 || typeof body.id !== 'string') throw new Error(`registering a resource answered ${res.statusCode}: ${JSON.stringify(body).slice(0, 300)}`)
     out.push(body.id)
   }
+  await dispatcher.close()
   return out
 }
 
