@@ -1,7 +1,7 @@
 // Configuration from the environment, validated once at start with messages
 // that name the variable.
-import { resolve } from 'node:path'
-import { availableParallelism } from 'node:os'
+import { join, resolve } from 'node:path'
+import { availableParallelism, homedir } from 'node:os'
 import { alertSettings, type AlertSettings } from '../api/index.ts'
 
 export interface LookoutConfig {
@@ -30,6 +30,8 @@ export interface LookoutConfig {
   maxEventLoopDelayMs: number
   /** Verified tokens kept in memory (api/auth/verifier.ts); 0: a token query on every request. */
   tokenCacheSize: number
+  /** LOOKOUT_CACHE_DIR: this user's cache (an initialized PGlite cluster for fresh data directories); undefined: none. */
+  cacheDir: string | undefined
   clickhouseLayout: 'single' | 'cluster'
   clickhouseCluster: string
   /** AES-256-GCM key for secrets at rest (SSH keys); undefined: secret writes are refused. */
@@ -130,6 +132,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     logLevel: env.LOOKOUT_LOG_LEVEL || 'info',
     maxEventLoopDelayMs: int(env, 'LOOKOUT_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     tokenCacheSize: int(env, 'LOOKOUT_TOKEN_CACHE_SIZE', 10_000, 0, 10_000_000),
+    cacheDir: cacheDir(env),
     clickhouseLayout: layout,
     clickhouseCluster: env.LOOKOUT_CLICKHOUSE_CLUSTER || 'lookout',
     secretKey: secretKey(env, 'LOOKOUT_SECRET_KEY'),
@@ -138,6 +141,14 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     metricsListen: listenAddress(env, 'LOOKOUT_METRICS_LISTEN'),
     alerts: configured(() => alertSettings(env)),
   }
+}
+
+function cacheDir(env: Env): string | undefined {
+  const raw = env.LOOKOUT_CACHE_DIR
+  if (raw === 'off') return undefined
+  if (raw !== undefined && raw !== '') return resolve(raw)
+  // The test helpers pass an environment without HOME: the process's home is still this user's.
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'lookout')
 }
 
 function configured<T>(read: () => T): T {

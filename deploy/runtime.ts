@@ -121,7 +121,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     await migrateLogStore(store, { retentionDays: config.retentionDays, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })
 
     const db = config.databaseUrl === undefined
-      ? await openPglite(join(config.dataDir, 'postgres'))
+      ? await openPglite(join(config.dataDir, 'postgres'), { templateDir: config.cacheDir })
       : await openPostgres(config.databaseUrl)
     cleanups.push(() => db.close())
     await migrate(db, PG_MIGRATIONS)

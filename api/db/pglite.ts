@@ -1,5 +1,8 @@
 // PGlite: PostgreSQL compiled to WebAssembly, in this process, on a data directory.
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { dropTemplate, readTemplate, saveTemplate } from './pglite-template.ts'
 import type { Database, ListenHandlers, Sql, SqlResult } from './sql.ts'
 
 function wrap(q: { query: PGlite['query']; exec: PGlite['exec'] }): Sql {
@@ -14,8 +17,13 @@ function wrap(q: { query: PGlite['query']; exec: PGlite['exec'] }): Sql {
   }
 }
 
-export async function openPglite(dataDir: string): Promise<Database> {
-  const db = await PGlite.create(dataDir)
+export interface PgliteOptions {
+  /** A private directory keeping an initialized cluster for fresh data directories (pglite-template.ts); absent: initdb each time. */
+  templateDir?: string
+}
+
+export async function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<Database> {
+  const db = await createPglite(dataDir, options.templateDir)
   const base = wrap(db)
   return {
     embedded: true,
@@ -30,4 +38,24 @@ export async function openPglite(dataDir: string): Promise<Database> {
       return () => stop()
     },
   }
+}
+
+async function createPglite(dataDir: string, templateDir: string | undefined): Promise<PGlite> {
+  if (templateDir === undefined || existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir)
+  mkdirSync(dataDir, { recursive: true })
+  // None, damaged or unsafe: the slow way, and a good template replaces a damaged one.
+  const template = readTemplate(templateDir)
+  if (template !== null) {
+    try {
+      return await PGlite.create(dataDir, { loadDataDir: template })
+    } catch {
+      // A template this PGlite cannot load: forget it and make the directory the slow way.
+      dropTemplate(templateDir)
+      for (const f of readdirSync(dataDir)) rmSync(join(dataDir, f), { recursive: true, force: true })
+    }
+  }
+  const db = await PGlite.create(dataDir)
+  // Best effort: a start must not fail because the cache could not be written.
+  await saveTemplate(db, templateDir).catch(() => undefined)
+  return db
 }

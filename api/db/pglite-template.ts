@@ -1,0 +1,80 @@
+// A fresh PGlite directory costs an initdb in WebAssembly: 5–6 s on a 2-core
+// machine, every first start and every test. Unpacking a tar of a cluster made
+// the same way earlier costs about 1.5 s, so the first fresh directory keeps
+// one (per PGlite version) and later ones start from it. The tar lives in a
+// directory only this user can write: whoever can plant it owns every
+// database made from it. The file is a SHA-256 of the tar, then the tar:
+// PGlite fails on a damaged tar outside the promise it returns (an unhandled
+// rejection), so nothing damaged may reach it.
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync, unlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { PGlite } from '@electric-sql/pglite'
+
+let pgliteVersion: string | null = null
+
+/** The installed PGlite's version: its package.json is not exported, so it is found beside its entry point. */
+function installedVersion(): string {
+  if (pgliteVersion !== null) return pgliteVersion
+  let dir = dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite')))
+  for (let i = 0; i < 4; i++, dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === '@electric-sql/pglite' && typeof pkg.version === 'string') return (pgliteVersion = pkg.version)
+    } catch {
+      // not this level
+    }
+  }
+  return (pgliteVersion = 'unknown')
+}
+
+export function templatePath(templateDir: string): string {
+  return join(templateDir, `pglite-${installedVersion()}-initdb.tar`)
+}
+
+/** Creates the directory if needed; true when it is this user's and no one else can write it. */
+function privateDir(dir: string): boolean {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const st = statSync(dir)
+  const uid = process.getuid?.()
+  return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0
+}
+
+const DIGEST_BYTES = 32
+
+function sha256(bytes: Uint8Array): Buffer {
+  return createHash('sha256').update(bytes).digest()
+}
+
+/** The template's tar, or null when there is none, it is damaged, or its directory is not private. */
+export function readTemplate(templateDir: string): Blob | null {
+  let file: Buffer
+  try {
+    if (!privateDir(templateDir)) return null
+    file = readFileSync(templatePath(templateDir))
+  } catch {
+    return null
+  }
+  const tar = file.subarray(DIGEST_BYTES)
+  if (file.byteLength <= DIGEST_BYTES || !sha256(tar).equals(file.subarray(0, DIGEST_BYTES))) return null
+  return new Blob([new Uint8Array(tar.buffer as ArrayBuffer, tar.byteOffset, tar.byteLength)])
+}
+
+/** Keeps a just-initialized cluster as the template; written whole (rename) so a reader never sees part of one. */
+export async function saveTemplate(db: PGlite, templateDir: string): Promise<void> {
+  if (!privateDir(templateDir)) return
+  const tar = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer())
+  const file = templatePath(templateDir)
+  const tmp = `${file}.${process.pid}.tmp`
+  writeFileSync(tmp, Buffer.concat([sha256(tar), tar]), { mode: 0o600 })
+  renameSync(tmp, file)
+}
+
+export function dropTemplate(templateDir: string): void {
+  try {
+    unlinkSync(templatePath(templateDir))
+  } catch {
+    // already gone
+  }
+}
