@@ -11,6 +11,7 @@ import pg from 'pg'
 import {
   PG_MIGRATIONS, TokenVerifier, createToken, createWorkspace, migrate, openPglite, openPostgres, revokeToken, type Database,
 } from '../../api/index.ts'
+import { PGLITE_TEMPLATES } from '../helpers/lookout.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -144,7 +145,7 @@ async function sharedCases(t: Test, db: Database, write: Writer): Promise<void> 
 
 t.test('options are checked at construction, naming the option', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-verifier-'))
-  const db = await openPglite(dir)
+  const db = await openPglite(dir, { templateDir: PGLITE_TEMPLATES })
   t.teardown(async () => {
     await db.close()
     rmSync(dir, { recursive: true, force: true })
@@ -157,7 +158,7 @@ t.test('options are checked at construction, naming the option', async (t) => {
 
 t.test('PGlite', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-verifier-'))
-  const db = await openPglite(dir)
+  const db = await openPglite(dir, { templateDir: PGLITE_TEMPLATES })
   t.teardown(async () => {
     await db.close()
     rmSync(dir, { recursive: true, force: true })

@@ -7,6 +7,9 @@ import { Client } from 'undici'
 import { adminSocketPath, loadConfig, startLookout, type Lookout, type Role, type StartOptions } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
 
+/** Where the server keeps its PGlite template: tests opening PGlite themselves start from it too. */
+export const PGLITE_TEMPLATES = loadConfig({}).cacheDir
+
 export interface TestLookout {
   lookout: Lookout
   url: string

@@ -8,6 +8,7 @@ import {
   ManualClock, Monitor, createCheck, findCheck, parseConfig,
   type CheckRow, type Database, type Kind, type MonitorOptions, type NewCheck,
 } from '../../monitor/index.ts'
+import { PGLITE_TEMPLATES } from './lookout.ts'
 
 export interface Harness {
   db: Database
@@ -26,7 +27,7 @@ export interface Harness {
 
 export async function harness(): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-monitor-'))
-  const db = await openPglite(dir)
+  const db = await openPglite(dir, { templateDir: PGLITE_TEMPLATES })
   await migrate(db, PG_MIGRATIONS)
   const ws = await createWorkspace(db, 'monitor tests')
   const clock = new ManualClock()

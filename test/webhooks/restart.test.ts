@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { openPglite, PgReceiptStore, WebhookReceiver, type Database } from '../../api/index.ts'
-import { startTestLookout } from '../helpers/lookout.ts'
+import { PGLITE_TEMPLATES, startTestLookout } from '../helpers/lookout.ts'
 import { startHttpReceiver, waitFor, type Received } from '../alerts/receivers.ts'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lookout-webhook-restart-'))
 const receiverDir = mkdtempSync(join(tmpdir(), 'lookout-receiver-'))
 const env = { LOOKOUT_SECRET_KEY: randomBytes(32).toString('hex') }
 const http = await startHttpReceiver()
-let receiverDb: Database = await openPglite(receiverDir)
+let receiverDb: Database = await openPglite(receiverDir, { templateDir: PGLITE_TEMPLATES })
 t.teardown(async () => {
   await http.close()
   await receiverDb.close()
@@ -68,7 +68,7 @@ t.test('a change committed before a crash is delivered after the restart', async
 
   // The receiver restarts too; the same delivery arriving again is a known duplicate.
   await receiverDb.close()
-  receiverDb = await openPglite(receiverDir)
+  receiverDb = await openPglite(receiverDir, { templateDir: PGLITE_TEMPLATES })
   const restarted = await receiverFor(secret)
   receiver = restarted
   const again = await restarted.receive(got.headers, got.raw)
