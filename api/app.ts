@@ -69,8 +69,13 @@ export interface AppOptions {
   repositories?: { cacheDir: string; roots: readonly string[] }
   /** Request recording batch settings (tests). */
   recorder?: RecorderOptions
-  /** Verified-token cache (auth/verifier.ts); maxEntries 0 asks the database on every request. */
+  /** Verified-token cache (auth/verifier.ts); maxEntries 0 asks the database on every request. Ignored with `tokens`. */
   tokenCache?: TokenVerifierOptions
+  /**
+   * A verifier shared by the apps of one process (one cache, one LISTEN connection), started
+   * and closed by whoever made it; absent: this app makes, starts and closes its own.
+   */
+  tokens?: TokenVerifier
   /** Alert delivery settings (LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, SMTP, SMS); default: none configured. */
   alerts?: AlertSettings
   /** The desktop service (lookout desktop): its owner-only settings and status routes are served. */
@@ -100,9 +105,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
   })
   // Before anything: the loopback listener's edge refuses browsers, chunked bodies and requests without a token.
-  const tokens = new TokenVerifier(opts.db, opts.tokenCache)
-  await tokens.start()
-  app.addHook('onClose', () => tokens.close())
+  let tokens = opts.tokens
+  if (tokens === undefined) {
+    const own = new TokenVerifier(opts.db, opts.tokenCache)
+    await own.start()
+    app.addHook('onClose', () => own.close())
+    tokens = own
+  }
   if (opts.loopback === true) await app.register(loopbackGuard, { tokens })
   // First: the readiness gate answers before authentication, and OpenAPI and metrics must see every route.
   const readiness = new Readiness(opts.readiness ?? [])

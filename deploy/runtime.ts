@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import {
   Broker, DecoderPool, DiskGuard, IngestService, Loader, migrateLogStore, openLogStore, scheduleSizeCap, type IngestServiceOptions, type LogStore,
 } from '../ingest/index.ts'
-import { PG_MIGRATIONS, buildApp, migrate, openPglite, openPostgres, ownerResolver, type AppOptions, type Database } from '../api/index.ts'
+import { PG_MIGRATIONS, TokenVerifier, buildApp, migrate, openPglite, openPostgres, ownerResolver, type AppOptions, type Database } from '../api/index.ts'
 import {
   LookoutMetrics, MeteredBroker, MeteredIngestService, createLogger, meteredLogStore, readinessChecks, startMetricsListener,
 } from '../api/index.ts'
@@ -188,9 +188,14 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       })
       const ing = ingest
       metrics.watchIngest(ing)
+      // One verifier for every app of this process (listener, owner socket, desktop loopback):
+      // one cache, and on a PostgreSQL server one LISTEN connection. Closed after the apps.
+      const tokens = new TokenVerifier(db, { maxEntries: config.tokenCacheSize })
+      await tokens.start()
+      cleanups.push(() => tokens.close())
       appOptions = {
         db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
-        secretKey: config.secretKey, alerts: config.alerts, tokenCache: { maxEntries: config.tokenCacheSize },
+        secretKey: config.secretKey, alerts: config.alerts, tokens,
         repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },
         ...(log === null ? { logger: false } : { loggerInstance: log }),
         metrics, metricsToken: config.metricsToken,

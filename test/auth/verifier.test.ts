@@ -11,7 +11,7 @@ import pg from 'pg'
 import {
   PG_MIGRATIONS, TokenVerifier, createToken, createWorkspace, migrate, openPglite, openPostgres, revokeToken, type Database,
 } from '../../api/index.ts'
-import { PGLITE_TEMPLATES } from '../helpers/lookout.ts'
+import { PGLITE_TEMPLATES, startTestLookout } from '../helpers/lookout.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'
 
 async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -216,5 +216,26 @@ t.test('PostgreSQL server', { skip: postgresAvailable() ? false : 'initdb not fo
     t.equal(v.stats().entries, 1, 'caching again')
     await write('UPDATE tokens SET revoked_at = now() WHERE id = $1', [b.id])
     await until('the revocation notice on the new connection', async () => (await v.verify(b.token)) === null)
+  })
+
+  await t.test('a running server: its apps share one verifier and one listening connection', async (t) => {
+    const url = await server.database('lookout_served')
+    // The owner socket's app and the HTTP listener's: two apps, one LISTEN.
+    const lk = await startTestLookout({ roles: ['api'], env: { DATABASE_URL: url } })
+    t.teardown(() => lk.stop())
+    const dbName = new URL(url).pathname.slice(1)
+    const listening = await other.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND query = 'LISTEN lookout_token_changes'`, [dbName])
+    t.equal(listening.rows[0]?.n, 1, 'one LISTEN connection for the process')
+    const tok = await lk.token_(['logs:read'])
+    const path = `/v1/workspaces/${lk.workspaceId}/resources`
+    t.equal((await lk.req('GET', path, undefined, { authorization: `Bearer ${tok}` })).status, 200)
+    t.equal((await lk.ownerReq('GET', path)).status, 200, 'the owner socket serves too')
+    const direct = new pg.Client({ connectionString: url })
+    await direct.connect()
+    t.teardown(() => direct.end())
+    await direct.query('UPDATE tokens SET revoked_at = now() WHERE revoked_at IS NULL AND name IS DISTINCT FROM $1', ['test'])
+    await until('the listener refusing the revoked token', async () =>
+      (await lk.req('GET', path, undefined, { authorization: `Bearer ${tok}` })).status === 401)
   })
 })
