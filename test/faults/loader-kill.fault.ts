@@ -58,6 +58,13 @@ t.test('two loaders under steady ingestion, one dies between the parts of its in
       `SELECT message, count() AS copies, groupUniqArray(batch_id) AS batch_ids, groupArray(toString(received_at)) AS received
        FROM ${lk.lookout.store.database}.logs WHERE resource_id = {rid:UUID} GROUP BY message HAVING copies > 1 LIMIT 3`, { rid })
     t.comment(`duplicated rows: ${JSON.stringify(dups.rows)}`)
+    // Who inserted those batches, when, under which token (a redelivered message is loaded under a content token).
+    const ids = new Set(dups.rows.flatMap((r) => r.batch_ids as string[]))
+    for (const p of [a, b]) {
+      for (const ins of p.inserts) {
+        if (ins.batchIds.some((id) => ids.has(id))) t.comment(`${p.name} inserted at ${new Date(ins.at).toISOString()}: ${ins.rows} rows of ${ins.batchIds.length} messages, token ${ins.token}, ${ins.done ? 'done' : 'not done'}`)
+      }
+    }
   }
   t.same(sender.stats.fatal, [], 'no request refused for good')
   t.equal(b.loader.stats.duplicatesSkipped, wrote, 'the survivor skipped exactly the rows the dead loader had stored')

@@ -11,10 +11,21 @@ import type { TestLookout } from '../../helpers/lookout.ts'
 
 export type DeathMode = 'after-insert' | 'mid-insert'
 
+/** One insert as the store took it: for telling, when a row is stored twice, who stored it when. */
+export interface InsertRecord {
+  at: number
+  token: string
+  rows: number
+  batchIds: string[]
+  /** The insert resolved (false: it failed, or was the trap's partial one). */
+  done: boolean
+}
+
 /** The real store, with a trap on the next insert. */
 class TrappedStore implements LogStore {
   readonly #inner: LogStore
   #trap: { mode: DeathMode; die: (rows: number) => void } | null = null
+  readonly inserts: InsertRecord[] = []
 
   constructor(inner: LogStore) {
     this.#inner = inner
@@ -46,7 +57,13 @@ class TrappedStore implements LogStore {
 
   async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void> {
     const trap = this.#trap
-    if (trap === null) return this.#inner.insertJsonRows(table, body, dedupToken, format)
+    const record = describe(body, dedupToken)
+    this.inserts.push(record)
+    if (trap === null) {
+      await this.#inner.insertJsonRows(table, body, dedupToken, format)
+      record.done = true
+      return
+    }
     this.#trap = null
     const part = trap.mode === 'after-insert' ? body : firstDay(body)
     await this.#inner.insertJsonRows(table, part, dedupToken, format)
@@ -62,6 +79,12 @@ class TrappedStore implements LogStore {
   close(): Promise<void> {
     return Promise.resolve() // the shared store outlives this loader
   }
+}
+
+function describe(body: Uint8Array, token: string): InsertRecord {
+  const lines = Buffer.from(body).toString('utf8').split('\n').filter((l) => l !== '')
+  const ids = new Set(lines.map((l) => parseStoredRow(l).batch_id))
+  return { at: Date.now(), token, rows: lines.length, batchIds: [...ids], done: false }
 }
 
 /** The rows of the earliest day (partition) in a body of stored rows. */
@@ -94,6 +117,11 @@ export class LoaderProcess {
   readonly broker: Broker
   readonly loader: Loader
   readonly #store: TrappedStore
+  /** Every insert this loader made. */
+  get inserts(): readonly InsertRecord[] {
+    return this.#store.inserts
+  }
+
   /** Resolves with the rows the dying insert wrote, once the loader is dead. */
   died: Promise<number> | null = null
 
