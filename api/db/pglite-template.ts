@@ -1,5 +1,5 @@
 // A fresh PGlite directory costs an initdb in WebAssembly: 5–6 s on a 2-core
-// machine, every first start and every test. Unpacking a tar of a cluster made
+// machine, every first start and every test. Unpacking a (gzipped) tar of a cluster made
 // the same way earlier costs about 1.5 s, so the first fresh directory keeps
 // one (per PGlite version) and later ones start from it. The tar lives in a
 // directory only this user can write: whoever can plant it owns every
@@ -30,7 +30,7 @@ function installedVersion(): string {
 }
 
 export function templatePath(templateDir: string): string {
-  return join(templateDir, `pglite-${installedVersion()}-initdb.tar`)
+  return join(templateDir, `pglite-${installedVersion()}-initdb.tar.gz`)
 }
 
 /** Creates the directory if needed; true when it is this user's and no one else can write it. */
@@ -64,7 +64,7 @@ export function readTemplate(templateDir: string): Blob | null {
 /** Keeps a just-initialized cluster as the template; written whole (rename) so a reader never sees part of one. */
 export async function saveTemplate(db: PGlite, templateDir: string): Promise<void> {
   if (!privateDir(templateDir)) return
-  const tar = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer())
+  const tar = Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer())
   const file = templatePath(templateDir)
   const tmp = `${file}.${process.pid}.tmp`
   writeFileSync(tmp, Buffer.concat([sha256(tar), tar]), { mode: 0o600 })
