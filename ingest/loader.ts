@@ -10,6 +10,7 @@ import type { LogStore } from './store.ts'
 import { InvalidOptionError } from './errors.ts'
 import { isDataError } from './store-errors.ts'
 import { knownEventIds, storedBatchRows, storedEventIds } from './stored.ts'
+import { RecentIds } from './recent-ids.ts'
 
 export interface LoaderOptions {
   /** Rows per insert before a batch is cut; default 50,000. */
@@ -37,6 +38,8 @@ export interface LoaderStats {
 }
 
 const MIN_FETCH_BYTES = 9 * 1024 * 1024
+/** Message ids a loader remembers having loaded (recent-ids.ts): minutes of traffic at full rate, a few MiB. */
+const RECENT_IDS = 65_536
 
 export class Loader {
   readonly #broker: Broker
@@ -59,6 +62,7 @@ export class Loader {
   #running: Promise<void> | null = null
   #abort = new AbortController()
   #scratch = Buffer.alloc(0)
+  readonly #recent = new RecentIds(RECENT_IDS)
 
   constructor(broker: Broker, store: LogStore, options: LoaderOptions = {}) {
     this.#broker = broker
@@ -174,9 +178,9 @@ export class Loader {
   }
 
   async #load(batch: JsMsg[]): Promise<void> {
-    let todo = batch
+    let todo = this.#firstCopies(batch)
     const bodies = new Map<JsMsg, Uint8Array>()
-    if (batch.some((m) => m.redelivered)) todo = await this.#dropAlreadyLoaded(batch, bodies)
+    if (todo.some((m) => this.#mayBeLoaded(m))) todo = await this.#dropAlreadyLoaded(todo, bodies)
     const legacy = todo.filter((m) => m.subject === SUBJECTS.legacy)
     if (legacy.length > 0) await this.#dropKnownEventIds(legacy, bodies)
     // One insert per row format: normally one; two only while a backlog written
@@ -223,6 +227,7 @@ export class Loader {
     for (const m of batch) {
       m.ack()
       this.#held.delete(m)
+      this.#recent.add(msgIdOf(m))
     }
     await this.#connection?.flush().catch(() => undefined)
     this.stats.batches++
@@ -281,6 +286,29 @@ export class Loader {
     }
   }
 
+  /** Whether the message may be stored already: JetStream says it is redelivered, or this loader loaded it. */
+  #mayBeLoaded(m: JsMsg): boolean {
+    return m.redelivered || this.#recent.has(msgIdOf(m))
+  }
+
+  /** The batch with any message handed out twice into it (recent-ids.ts) kept once; every copy is acknowledged. */
+  #firstCopies(batch: JsMsg[]): JsMsg[] {
+    const seen = new Set<string>()
+    let out: JsMsg[] | null = null
+    for (let i = 0; i < batch.length; i++) {
+      const m = batch[i] as JsMsg
+      const id = msgIdOf(m)
+      if (id === '' || !seen.has(id)) {
+        seen.add(id)
+        out?.push(m)
+        continue
+      }
+      out ??= batch.slice(0, i)
+      this.stats.duplicatesSkipped += rowsOf(m)
+    }
+    return out ?? batch
+  }
+
   /**
    * Redelivered messages may have been inserted before a crash lost the ack.
    * Rows carry their message id (batch_id): skip messages already stored whole;
@@ -289,7 +317,7 @@ export class Loader {
    * mutation on every shard racing the reload.)
    */
   async #dropAlreadyLoaded(batch: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<JsMsg[]> {
-    const ids = batch.filter((m) => m.redelivered).map(msgIdOf).filter((id) => id !== '')
+    const ids = batch.filter((m) => this.#mayBeLoaded(m)).map(msgIdOf).filter((id) => id !== '')
     if (ids.length === 0) return batch
     const stored = await this.#withRetry(() => storedBatchRows(this.#store, ids))
     const partial: JsMsg[] = []
