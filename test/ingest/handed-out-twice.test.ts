@@ -7,6 +7,7 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Loader, SUBJECTS, HEADER_ROWS } from '../../ingest/index.ts'
+import { RecentIds } from '../../ingest/recent-ids.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const WINDOW_MS = 1000
@@ -50,4 +51,16 @@ t.test('a message handed out twice is stored once: in one batch, and in a later 
   t.equal((await lk.rows(rid)).length, 50, 'a copy after the loader loaded it: looked up and skipped')
   t.equal(loader.stats.duplicatesSkipped, 100)
   t.equal(loader.stats.messages, 3, 'every copy acknowledged')
+})
+
+t.test('the loader remembers a bounded number of ids, oldest forgotten first', async (t) => {
+  const r = new RecentIds(3)
+  for (const id of ['a', 'b', 'c']) r.add(id)
+  r.add('b') // already held: nothing moves
+  t.ok(r.has('a') && r.has('b') && r.has('c'))
+  r.add('d')
+  t.notOk(r.has('a'), 'the oldest went first')
+  t.ok(r.has('b') && r.has('c') && r.has('d'))
+  r.add('')
+  t.equal(r.size, 3, 'an empty id is never kept')
 })
