@@ -34,8 +34,10 @@ export async function sameBatchRedelivered(t: Test, lk: TestLookout, mode: Death
   await waitBacklog(lk, 0) // redelivered after the ack wait, loaded and acknowledged
   const rep = await ledger.settle(lk.lookout.store, rid, 40_000)
   t.comment(formatReport(`loader killed ${mode}, the same batch redelivered`, rep))
-  t.equal(b.loader.stats.messages, 20, 'the survivor received the whole redelivered batch')
-  t.equal(b.loader.stats.duplicatesSkipped, wrote, 'and skipped exactly the rows the dead loader had stored')
+  // At least: nats-server 2.9 may hand a redelivered message out twice (ingest/recent-ids.ts),
+  // and the survivor then receives and skips that copy too. The ledger below is the guarantee.
+  t.ok(b.loader.stats.messages >= 20, 'the survivor received the whole redelivered batch')
+  t.ok(wrote !== null && b.loader.stats.duplicatesSkipped >= wrote, 'and skipped the rows the dead loader had stored')
   t.equal(rep.lost, 0, 'lost')
   t.equal(rep.duplicated, 0, 'duplicated')
   t.equal(rep.unexpected, 0, 'no stray rows')
