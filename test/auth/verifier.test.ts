@@ -143,13 +143,19 @@ async function sharedCases(t: Test, db: Database, write: Writer): Promise<void> 
   })
 }
 
-t.test('options are checked at construction, naming the option', async (t) => {
+/** A PGlite on a temporary directory, closed and removed when the test ends. */
+async function tempPglite(t: Test): Promise<Database> {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-verifier-'))
   const db = await openPglite(dir, { templateDir: PGLITE_TEMPLATES })
   t.teardown(async () => {
     await db.close()
     rmSync(dir, { recursive: true, force: true })
   })
+  return db
+}
+
+t.test('options are checked at construction, naming the option', async (t) => {
+  const db = await tempPglite(t)
   t.throws(() => new TokenVerifier(db, { maxEntries: -1 }), /maxEntries/)
   t.throws(() => new TokenVerifier(db, { maxEntries: 1.5 }), /maxEntries/)
   t.throws(() => new TokenVerifier(db, { ttlMs: 0 }), /ttlMs/)
@@ -157,12 +163,7 @@ t.test('options are checked at construction, naming the option', async (t) => {
 })
 
 t.test('PGlite', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'lookout-verifier-'))
-  const db = await openPglite(dir, { templateDir: PGLITE_TEMPLATES })
-  t.teardown(async () => {
-    await db.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const db = await tempPglite(t)
   await migrate(db, PG_MIGRATIONS)
   // One process owns the embedded database: "another path" is SQL that bypasses revokeToken.
   await sharedCases(t, db, async (sql, params) => {
