@@ -2,13 +2,15 @@
 // compiled once at start, errors turned into HTTP by one handler.
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import underPressure from '@fastify/under-pressure'
 import { createAjv, type Broker, type IngestService, type LogStore } from '../ingest/index.ts'
 import type { Database } from './db/index.ts'
 import { auth, type AuthOptions } from './auth/plugin.ts'
 import { TokenVerifier, type TokenVerifierOptions } from './auth/verifier.ts'
 import { errorHandler } from './edge/error-handler.ts'
+import { clientErrorHandler } from './edge/client-error.ts'
+import { bodyDeadline } from './edge/body-deadline.ts'
 import { healthRoutes, type ReadinessCheck } from './health.ts'
 import { operations } from './operations.ts'
 import { withRedaction } from './logging.ts'
@@ -35,8 +37,8 @@ import type { DesktopService } from './desktop/service.ts'
 import { requestUsage } from './usage/plugin.ts'
 import type { RecorderOptions } from './usage/recorder.ts'
 import { CursorCodec, serverSecret } from './cursor.ts'
-import { NotFoundError } from './errors.ts'
-import type { Contract } from './edge/contract.ts'
+import { NotFoundError, OVERLOADED } from './errors.ts'
+import { contractOf, type Contract } from './edge/contract.ts'
 
 export interface AppOptions {
   db: Database
@@ -61,8 +63,12 @@ export interface AppOptions {
   metrics?: LookoutMetrics
   /** LOOKOUT_METRICS_TOKEN: serve GET /metrics on this app behind this bearer token. */
   metricsToken?: string
-  /** Event-loop delay (ms) past which requests are shed with 503; 0 disables. */
+  /** Event-loop delay (ms) past which requests are shed (429 cloud, 503 desktop); 0 disables. */
   maxEventLoopDelayMs?: number
+  /** Longest a request body may take to arrive once the server reads it (then 408 and close); default 30 s. */
+  bodyTimeoutMs?: number
+  /** Longest its headers may take to arrive; default 10 s. */
+  headersTimeoutMs?: number
   /** LOOKOUT_SECRET_KEY (32 bytes): seals SSH private keys at rest; without it they cannot be stored. */
   secretKey?: Buffer
   /** Clones of repository resources (cache directory) and where local repositories may live. */
@@ -88,8 +94,20 @@ export interface AppOptions {
 const bodyAjv = createAjv()
 const queryAjv = createAjv({ coerceTypes: 'array' })
 
+// How often Node looks for requests past their timeouts (its default, 30 s, would let a 30 s limit run to 60).
+const TIMEOUT_CHECK_MS = 1000
+const BACKSTOP_MS = 300_000
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const bodyTimeout = opts.bodyTimeoutMs ?? 30_000
+  // Node's whole-request limit is only a backstop: bodies are timed by edge/body-deadline.ts from when they are read.
+  const requestTimeout = Math.max(BACKSTOP_MS, 2 * bodyTimeout)
+  const headersTimeout = Math.min(opts.headersTimeoutMs ?? 10_000, requestTimeout)
   const app = Fastify({
+    requestTimeout,
+    // Headers that trickle in are cut by Node: 408, connection closed (edge/client-error.ts answers).
+    http: { headersTimeout, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    clientErrorHandler: clientErrorHandler(headersTimeout),
     ...(opts.loggerInstance !== undefined ? { loggerInstance: opts.loggerInstance } : withRedaction(opts.logger)),
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
@@ -98,6 +116,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   })
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
   app.setErrorHandler(errorHandler)
+  await app.register(bodyDeadline, { ms: bodyTimeout })
   app.setNotFoundHandler((req) => {
     throw new NotFoundError(`route ${req.method} ${req.url.split('?')[0]}`)
   })
@@ -154,11 +173,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       retryAfter: 1,
       // Returning the body makes under-pressure send it and stop (its types say void; its code
       // sends a returned value); sending here would let the request run on into a second response.
-      pressureHandler: ((_req: unknown, reply: FastifyReply) => {
-        void reply.code(503).header('retry-after', '1')
-        return { error: { message: 'the server is overloaded, retry later', code: 'LOOKOUT_OVERLOADED' } }
-      }) as never,
+      pressureHandler: ((req: FastifyRequest, reply: FastifyReply) => overloaded(req, reply)) as never,
     })
   }
   return app
+}
+
+/** Load shedding's answer in the route's contract: 429 on the cloud one, 503 on the desktop one, both with Retry-After. */
+function overloaded(req: FastifyRequest, reply: FastifyReply): unknown {
+  const message = 'the server is overloaded, retry later'
+  void reply.header('retry-after', '1')
+  if (contractOf(req) === 'cloud') {
+    void reply.code(429)
+    return { detail: [{ loc: [], msg: message, type: OVERLOADED }] }
+  }
+  void reply.code(503)
+  return { error: { message, code: OVERLOADED } }
 }

@@ -91,7 +91,18 @@ export const BrowserOriginError = createError<'LOOKOUT_BROWSER_ORIGIN', 403, []>
 export const LengthRequiredError = createError<'LOOKOUT_LENGTH_REQUIRED', 411, []>(
   'LOOKOUT_LENGTH_REQUIRED', 'Chunked requests are refused on the loopback listener: send Content-Length', 411)
 
+/** Load shedding's code (app.ts): the event loop is too late; 429 cloud, 503 desktop, with Retry-After. */
+export const OVERLOADED = 'LOOKOUT_OVERLOADED'
+/** The code of an unexpected failure; its detail stays in the log. */
+export const INTERNAL = 'LOOKOUT_INTERNAL'
+export const BAD_REQUEST_CODE = 'LOOKOUT_BAD_REQUEST'
+/** A request whose headers or body did not arrive in time (edge/client-error.ts). */
+export const REQUEST_TIMEOUT = 'LOOKOUT_REQUEST_TIMEOUT'
+
 export const API_ERROR_CODES = {
+  [OVERLOADED]: 'the server\'s event loop is running late (LOOKOUT_MAX_EVENT_LOOP_DELAY_MS): the request was refused before any work, retry after the Retry-After delay (429 cloud, 503 desktop)',
+  [INTERNAL]: 'an unexpected failure; its detail is in the server log under the request id (500)',
+  [REQUEST_TIMEOUT]: 'the request\'s headers or body did not arrive within LOOKOUT_HEADERS_TIMEOUT_MS / LOOKOUT_BODY_TIMEOUT_MS; the connection is closed (408)',
   LOOKOUT_AUTH_MISSING: 'no Authorization: Bearer header',
   LOOKOUT_AUTH_INVALID: 'the token is unknown, malformed or revoked',
   LOOKOUT_FORBIDDEN: 'the token lacks the scope, the workspace or the resource grant the route needs',

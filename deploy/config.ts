@@ -3,6 +3,7 @@
 import { join, resolve } from 'node:path'
 import { availableParallelism, homedir } from 'node:os'
 import { alertSettings, type AlertSettings } from '../api/index.ts'
+import { DEFAULT_DUPLICATE_WINDOW_MS } from '../ingest/index.ts'
 
 export interface LookoutConfig {
   host: string
@@ -24,7 +25,14 @@ export interface LookoutConfig {
   /** Free space the data directory keeps (embedded engines); below it ingestion answers 503. 0 disables. */
   minFreeDiskBytes: number
   natsReplicas: number
+  /** JetStream duplicate window and how long an Idempotency-Key is remembered. */
   duplicateWindowMs: number
+  /** Decode tasks waiting for a worker; past it ingestion answers 429/503. */
+  decodeQueue: number
+  /** Longest a request body may take to arrive once the server reads it; then 408 and the connection closes. */
+  bodyTimeoutMs: number
+  /** Longest the request headers may take to arrive. */
+  headersTimeoutMs: number
   logLevel: string
   /** Event-loop delay (ms) past which requests are shed with 503; 0 disables. */
   maxEventLoopDelayMs: number
@@ -128,7 +136,9 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     streamMaxBytes: int(env, 'LOOKOUT_STREAM_MAX_BYTES', 8 * 1024 * MiB, 1 * MiB),
     minFreeDiskBytes: int(env, 'LOOKOUT_MIN_FREE_DISK_BYTES', 512 * MiB, 0),
     natsReplicas: int(env, 'LOOKOUT_NATS_REPLICAS', 1, 1, 5),
-    duplicateWindowMs: int(env, 'LOOKOUT_DUPLICATE_WINDOW_MS', 120_000, 1000),
+    duplicateWindowMs: int(env, 'LOOKOUT_DUPLICATE_WINDOW_MS', DEFAULT_DUPLICATE_WINDOW_MS, 1000),
+    decodeQueue: int(env, 'LOOKOUT_DECODE_QUEUE', 256, 1, 1_000_000),
+    ...requestTimeouts(env),
     logLevel: env.LOOKOUT_LOG_LEVEL || 'info',
     maxEventLoopDelayMs: int(env, 'LOOKOUT_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     tokenCacheSize: int(env, 'LOOKOUT_TOKEN_CACHE_SIZE', 10_000, 0, 10_000_000),
@@ -141,6 +151,12 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     metricsListen: listenAddress(env, 'LOOKOUT_METRICS_LISTEN'),
     alerts: configured(() => alertSettings(env)),
   }
+}
+
+function requestTimeouts(env: Env): { bodyTimeoutMs: number; headersTimeoutMs: number } {
+  const bodyTimeoutMs = int(env, 'LOOKOUT_BODY_TIMEOUT_MS', 30_000, 1000, 3_600_000)
+  const headersTimeoutMs = int(env, 'LOOKOUT_HEADERS_TIMEOUT_MS', 10_000, 1000, 300_000)
+  return { bodyTimeoutMs, headersTimeoutMs }
 }
 
 function cacheDir(env: Env): string | undefined {

@@ -172,7 +172,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     let ingest: IngestService | null = null
     let url = ''
     if (roles.has('api')) {
-      const pool = new DecoderPool({ threads: config.workers })
+      const pool = new DecoderPool({ threads: config.workers, maxQueue: config.decodeQueue })
       cleanups.push(() => pool.close())
       // Engines writing into the data directory (managed JetStream, chdb): keep a reserve free there.
       const diskGuard = new DiskGuard({ dirs: embedded || nats !== null ? [config.dataDir] : [], minFreeBytes: config.minFreeDiskBytes })
@@ -195,6 +195,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       cleanups.push(() => tokens.close())
       appOptions = {
         db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+        bodyTimeoutMs: config.bodyTimeoutMs, headersTimeoutMs: config.headersTimeoutMs,
         secretKey: config.secretKey, alerts: config.alerts, tokens,
         repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },
         ...(log === null ? { logger: false } : { loggerInstance: log }),

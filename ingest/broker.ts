@@ -13,7 +13,33 @@ export const SUBJECTS = {
   rows: 'lookout.logs.rows',
   legacy: 'lookout.logs.legacy',
   deadLetter: 'lookout.dlq.logs',
+  keys: 'lookout.ingest.keys',
 } as const
+
+/**
+ * Where a request's rows are published: the route's subject plus workspace and
+ * resource, so a live tail subscribes to one resource (or one workspace), not
+ * to every row of every workspace. The bare subjects stay in the stream for
+ * messages published before.
+ */
+export function rowSubject(legacy: boolean, workspaceId: string, resourceId: string): string {
+  return `${legacy ? SUBJECTS.legacy : SUBJECTS.rows}.${workspaceId}.${resourceId}`
+}
+
+/** The subjects a live tail of one resource (or, with null, of a whole workspace) listens on. */
+export function tailSubjects(workspaceId: string, resourceId: string | null): string[] {
+  const tail = `${workspaceId}.${resourceId ?? '*'}`
+  return [`${SUBJECTS.rows}.${tail}`, `${SUBJECTS.legacy}.${tail}`]
+}
+
+/** Whether a stored-rows message came through the legacy route (per-resource event ids). */
+export function isLegacySubject(subject: string): boolean {
+  return subject === SUBJECTS.legacy || subject.startsWith(SUBJECTS.legacy + '.')
+}
+
+/** What claiming an Idempotency-Key found: a new key, the same request again, or the key taken by another body. */
+export const KEY_CLAIMS = { fresh: 'fresh', same: 'same', conflict: 'conflict' } as const
+export type KeyClaim = (typeof KEY_CLAIMS)[keyof typeof KEY_CLAIMS]
 
 export const HEADER_ROWS = 'Lookout-Rows'
 
@@ -24,7 +50,11 @@ export interface BrokerOptions {
   replicas?: number
   /** Largest backlog in bytes; past it publishes fail (never silent loss). */
   maxBytes?: number
-  /** Window within which a repeated Nats-Msg-Id is a duplicate. */
+  /**
+   * Window within which a repeated Nats-Msg-Id is a duplicate, and an
+   * Idempotency-Key is remembered. Default 10 minutes: past the OTel
+   * Collector's default retry budget (5 minutes).
+   */
   duplicateWindowMs?: number
   /** Time to wait for a publish acknowledgement. */
   publishTimeoutMs?: number
@@ -38,6 +68,7 @@ export interface BrokerOptions {
 }
 
 const MS = 1_000_000 // nanoseconds per millisecond (JetStream durations are ns)
+export const DEFAULT_DUPLICATE_WINDOW_MS = 600_000
 /**
  * How long a loader may hold a message before JetStream redelivers it. Short,
  * so a crashed loader's batch comes back quickly; a loader busy with a long
@@ -60,12 +91,14 @@ export class Broker {
     const maxBytes = options.maxBytes ?? 8 * 1024 ** 3
     if (!(maxBytes > 0)) throw new InvalidOptionError('maxBytes', 'must be > 0')
     this.stream = options.stream ?? 'LOGS'
+    const window = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS
+    if (!Number.isInteger(window) || window < 1000) throw new InvalidOptionError('duplicateWindowMs', 'must be an integer >= 1000 (ms)')
     this.#opts = {
       servers: options.servers,
       stream: this.stream,
       replicas,
       maxBytes,
-      duplicateWindowMs: options.duplicateWindowMs ?? 120_000,
+      duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
       publishTimeoutMs: options.publishTimeoutMs ?? 10_000,
       setupTimeoutMs: options.setupTimeoutMs ?? 60_000,
     }
@@ -116,7 +149,7 @@ export class Broker {
     const jsm = this.jsm
     const logs = {
       name: this.stream,
-      subjects: [SUBJECTS.rows, SUBJECTS.legacy],
+      subjects: [SUBJECTS.rows, SUBJECTS.legacy, SUBJECTS.rows + '.>', SUBJECTS.legacy + '.>'],
       storage: StorageType.File,
       retention: RetentionPolicy.Workqueue,
       discard: DiscardPolicy.New,
@@ -133,7 +166,18 @@ export class Broker {
       max_age: 7 * 24 * 3600 * 1000 * MS,
       num_replicas: this.#opts.replicas,
     }
-    for (const cfg of [logs, dlq]) {
+    // Idempotency-Keys, one message per key (its request's content hash), forgotten with the duplicate window.
+    const keys = {
+      name: this.stream + '_KEYS',
+      subjects: [SUBJECTS.keys + '.>'],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_msgs_per_subject: 1,
+      max_age: this.#opts.duplicateWindowMs * MS,
+      num_replicas: this.#opts.replicas,
+    }
+    for (const cfg of [logs, dlq, keys]) {
       try {
         await jsm.streams.info(cfg.name)
         await jsm.streams.update(cfg.name, cfg)
@@ -170,6 +214,11 @@ export class Broker {
     return { consumer, connection: this.#consumerNc }
   }
 
+  /** A connection of its own to the same servers (the live tail's), closed by the caller. */
+  async connectExtra(purpose: string): Promise<NatsConnection> {
+    return await connect({ servers: this.#opts.servers, name: `${this.#name}-${purpose}`, maxReconnectAttempts: -1, reconnectTimeWait: 250 })
+  }
+
   /** Publishes one message and waits for the stream's acknowledgement. */
   async publish(subject: string, data: Uint8Array, msgId: string, rows: number): Promise<PubAck> {
     const h = headers()
@@ -177,11 +226,30 @@ export class Broker {
     try {
       return await this.js.publish(subject, data, { msgID: msgId, headers: h, timeout: this.#opts.publishTimeoutMs })
     } catch (err) {
-      const text = String((err as Error)?.message ?? err)
-      if (/maximum (bytes|messages)|resources exceeded|insufficient resources/i.test(text)) {
-        throw new IngestOverloadedError('the durable buffer is full')
-      }
-      throw new BrokerUnavailableError(text)
+      throw brokerError(err)
+    }
+  }
+
+  /**
+   * Binds an Idempotency-Key (hashed into `keyId`, a subject token) to a request's
+   * content for the duplicate window: the first claim stores it, a later one
+   * with the same content is a retry, with other content a conflict. Atomic
+   * across processes: the store writes only where the key has no message yet.
+   */
+  async claimKey(keyId: string, content: string): Promise<KeyClaim> {
+    const subject = `${SUBJECTS.keys}.${keyId}`
+    try {
+      await this.js.publish(subject, content, { expect: { lastSubjectSequence: 0 }, timeout: this.#opts.publishTimeoutMs })
+      return KEY_CLAIMS.fresh
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError) || err.code !== WRONG_LAST_SEQUENCE) throw brokerError(err)
+    }
+    try {
+      const held = await this.jsm.streams.getMessage(this.stream + '_KEYS', { last_by_subj: subject })
+      if (held === null) return await this.claimKey(keyId, content) // forgotten meanwhile (window ended)
+      return held.string() === content ? KEY_CLAIMS.same : KEY_CLAIMS.conflict
+    } catch (err) {
+      throw brokerError(err)
     }
   }
 
@@ -202,6 +270,18 @@ export class Broker {
     this.#nc = null
     if (nc !== null && !nc.isClosed()) await nc.drain().catch(() => nc.close())
   }
+}
+
+// JetStream API error: a publish expecting a subject's last sequence found another.
+const WRONG_LAST_SEQUENCE = 10071
+
+/** A publish failure as ingest reports it: a full buffer is overload (retry later), anything else unavailability. */
+function brokerError(err: unknown): Error {
+  const text = String((err as Error)?.message ?? err)
+  if (/maximum (bytes|messages)|resources exceeded|insufficient resources/i.test(text)) {
+    return new IngestOverloadedError('the durable buffer is full')
+  }
+  return new BrokerUnavailableError(text)
 }
 
 // JetStream API errors of a cluster still forming: 10005 no suitable peers for

@@ -16,6 +16,8 @@ export const DiskFullError = createError<'LOOKOUT_INGEST_DISK_FULL', 503, [strin
   'LOOKOUT_INGEST_DISK_FULL', 'The data directory is nearly full, nothing was accepted: %s', 503)
 export const StorageUnavailableError = createError<'LOOKOUT_STORAGE_UNAVAILABLE', 503, [string]>(
   'LOOKOUT_STORAGE_UNAVAILABLE', 'Log storage is unavailable: %s', 503)
+export const IdempotencyConflictError = createError<'LOOKOUT_INGEST_KEY_CONFLICT', 409, [string]>(
+  'LOOKOUT_INGEST_KEY_CONFLICT', 'Idempotency-Key conflict: %s', 409)
 export const InvalidOptionError = createError<'LOOKOUT_INVALID_OPTION', 500, [string, string]>(
   'LOOKOUT_INVALID_OPTION', 'Invalid option %s: %s', 500)
 
@@ -28,6 +30,7 @@ export const INGEST_ERROR_CODES = {
   LOOKOUT_INGEST_BROKER_UNAVAILABLE: 'JetStream did not acknowledge; nothing was accepted, retry',
   LOOKOUT_INGEST_DISK_FULL: 'the data directory has less free space than its reserve; nothing was accepted, retry once space is freed',
   LOOKOUT_STORAGE_UNAVAILABLE: 'ClickHouse could not be reached',
+  LOOKOUT_INGEST_KEY_CONFLICT: 'the Idempotency-Key was used with another body within the duplicate window',
   LOOKOUT_INVALID_OPTION: 'a configuration option is invalid (raised at start-up)',
 } as const
 export type IngestErrorCode = keyof typeof INGEST_ERROR_CODES

@@ -1,7 +1,7 @@
 // Public surface of the ingest stage: decoding, the durable buffer, the loader
 // and the ClickHouse log store with its schema.
-export { Broker, SUBJECTS, HEADER_ROWS } from './broker.ts'
-export type { BrokerOptions } from './broker.ts'
+export { Broker, SUBJECTS, HEADER_ROWS, KEY_CLAIMS, DEFAULT_DUPLICATE_WINDOW_MS, rowSubject, tailSubjects, isLegacySubject } from './broker.ts'
+export type { BrokerOptions, KeyClaim } from './broker.ts'
 export { DecoderPool } from './pool.ts'
 export type { DecoderPoolOptions } from './pool.ts'
 export { IngestService } from './service.ts'
@@ -29,6 +29,6 @@ export type { SeverityName } from './severity.ts'
 export { parseIsoTime, formatNs, nowNs } from './time.ts'
 export {
   MalformedPayloadError, PayloadTooLargeError, UnsupportedMediaTypeError, IngestOverloadedError,
-  BrokerUnavailableError, DiskFullError, StorageUnavailableError, InvalidOptionError, INGEST_ERROR_CODES,
+  BrokerUnavailableError, DiskFullError, StorageUnavailableError, InvalidOptionError, IdempotencyConflictError, INGEST_ERROR_CODES,
 } from './errors.ts'
 export type { IngestErrorCode } from './errors.ts'

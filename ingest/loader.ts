@@ -4,12 +4,12 @@ import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
 import { headers, type NatsConnection } from '@nats-io/transport-node'
-import { ACK_WAIT_MS, HEADER_ROWS, SUBJECTS, type Broker } from './broker.ts'
-import { rowFormatOf, storedRowIds, type RowFormat } from './rows.ts'
+import { ACK_WAIT_MS, HEADER_ROWS, SUBJECTS, isLegacySubject, type Broker } from './broker.ts'
+import { rowFormatOf, storedRowHead, storedRowIds, type RowFormat } from './rows.ts'
 import type { LogStore } from './store.ts'
 import { InvalidOptionError } from './errors.ts'
 import { isDataError } from './store-errors.ts'
-import { knownEventIds, storedBatchRows, storedEventIds } from './stored.ts'
+import { knownEventIds, storedBatchRows, storedEventIds, type ReceivedRange } from './stored.ts'
 import { RecentIds } from './recent-ids.ts'
 
 export interface LoaderOptions {
@@ -181,7 +181,7 @@ export class Loader {
     let todo = this.#firstCopies(batch)
     const bodies = new Map<JsMsg, Uint8Array>()
     if (todo.some((m) => this.#mayBeLoaded(m))) todo = await this.#dropAlreadyLoaded(todo, bodies)
-    const legacy = todo.filter((m) => m.subject === SUBJECTS.legacy)
+    const legacy = todo.filter((m) => isLegacySubject(m.subject))
     if (legacy.length > 0) await this.#dropKnownEventIds(legacy, bodies)
     // One insert per row format: normally one; two only while a backlog written
     // before the compact format (rows.ts) drains.
@@ -317,9 +317,11 @@ export class Loader {
    * mutation on every shard racing the reload.)
    */
   async #dropAlreadyLoaded(batch: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<JsMsg[]> {
-    const ids = batch.filter((m) => this.#mayBeLoaded(m)).map(msgIdOf).filter((id) => id !== '')
-    if (ids.length === 0) return batch
-    const stored = await this.#withRetry(() => storedBatchRows(this.#store, ids))
+    const suspects = batch.filter((m) => this.#mayBeLoaded(m) && msgIdOf(m) !== '')
+    if (suspects.length === 0) return batch
+    const ids = suspects.map(msgIdOf)
+    const range = receivedRange(suspects)
+    const stored = await this.#withRetry(() => storedBatchRows(this.#store, ids, range))
     const partial: JsMsg[] = []
     const keep: JsMsg[] = []
     for (const m of batch) {
@@ -329,11 +331,11 @@ export class Loader {
       else {
         keep.push(m)
         // Legacy rows need nothing more: their stored event ids are dropped below anyway.
-        if (m.subject !== SUBJECTS.legacy) partial.push(m)
+        if (!isLegacySubject(m.subject)) partial.push(m)
       }
     }
     if (partial.length > 0) {
-      const known = await this.#withRetry(() => storedEventIds(this.#store, partial.map(msgIdOf)))
+      const known = await this.#withRetry(() => storedEventIds(this.#store, partial.map(msgIdOf), receivedRange(partial)))
       const decoder = new TextDecoder()
       for (const m of partial) {
         let text = ''
@@ -404,6 +406,22 @@ function rowsOf(m: JsMsg): number {
 
 function msgIdOf(m: JsMsg): string {
   return m.headers?.get('Nats-Msg-Id') ?? ''
+}
+
+const headDecoder = new TextDecoder()
+
+/** The receive times of these messages' rows (each message's rows share one), null when one cannot be read. */
+function receivedRange(msgs: readonly JsMsg[]): ReceivedRange | null {
+  let lo = 0n
+  let hi = 0n
+  for (const m of msgs) {
+    const head = storedRowHead(headDecoder.decode(m.data.subarray(0, 160)))
+    if (head === null) return null
+    const t = BigInt(head.receivedNs)
+    if (lo === 0n || t < lo) lo = t
+    if (t > hi) hi = t
+  }
+  return lo === 0n ? null : { lo: lo.toString(), hi: hi.toString() }
 }
 
 function countLines(b: Uint8Array): number {

@@ -12,14 +12,19 @@ export interface DecoderPoolOptions {
   maxQueue?: number
 }
 
+/** The pool's queue is at its bound: the caller answers "retry later", never a failure. */
+export class QueueFullError extends Error {}
+
 export class DecoderPool {
   readonly #pool: Piscina<DecodeTask, DecodeOutcome>
+  readonly #maxQueue: number
 
   constructor(options: DecoderPoolOptions = {}) {
     const threads = options.threads ?? Math.max(1, availableParallelism())
     if (!Number.isInteger(threads) || threads < 1) throw new InvalidOptionError('threads', 'must be an integer >= 1')
     const maxQueue = options.maxQueue ?? 256
     if (!Number.isInteger(maxQueue) || maxQueue < 1) throw new InvalidOptionError('maxQueue', 'must be an integer >= 1')
+    this.#maxQueue = maxQueue
     this.#pool = new Piscina({
       filename: new URL('./decode/worker.ts', import.meta.url).href,
       minThreads: threads,
@@ -29,15 +34,25 @@ export class DecoderPool {
     })
   }
 
-  /** Decodes one request; the body's memory moves to the worker. */
-  run(task: DecodeTask): Promise<DecodeOutcome> {
+  /** Whether a task handed over now would be refused. */
+  get queueFull(): boolean {
+    return this.#pool.queueSize >= this.#maxQueue
+  }
+
+  /** Decodes one request; the body's memory moves to the worker. Rejects with QueueFullError at the queue's bound. */
+  async run(task: DecodeTask): Promise<DecodeOutcome> {
     const body = task.body
     // A body sharing Node's small-buffer pool cannot be transferred: copy it.
     const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength
       ? body
       : new Uint8Array(body)
     task.body = own
-    return this.#pool.run(task, { transferList: [own.buffer] as never })
+    try {
+      return await this.#pool.run(task, { transferList: [own.buffer] as never })
+    } catch (err) {
+      if (/queue is at limit/i.test(String((err as Error)?.message))) throw new QueueFullError('the decoder queue is full')
+      throw err
+    }
   }
 
   get queueSize(): number {

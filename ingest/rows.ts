@@ -203,8 +203,10 @@ const MAX_UTF8_PER_UNIT = 3
  * string first cost a third of decode time (flattening the concatenations).
  */
 export class RowWriter {
-  readonly baseId: string
+  baseId: string
   #head: string
+  /** Per row: where its line starts and where its derived event id starts (-1: the caller's id), for rebase(). */
+  #idAt = new Int32Array(2048)
   #prefix = ''
   #buf: Buffer
   #end = 0
@@ -233,7 +235,8 @@ export class RowWriter {
 
   write(f: RowFields): void {
     const index = this.#rows++
-    const eventId = f.eventId !== '' ? f.eventId : this.baseId + hex8(index)
+    const derived = f.eventId === ''
+    const eventId = derived ? this.baseId + hex8(index) : f.eventId
     // ROW_COLUMNS order; the prefix holds the first four.
     const line =
       this.#prefix +
@@ -244,6 +247,10 @@ export class RowWriter {
       ',"' + f.traceId + '","' + f.spanId + '",' + f.flags + ']\n'
     const need = this.#end + line.length * MAX_UTF8_PER_UNIT
     if (need > this.#buf.byteLength) this.#grow(need)
+    if (2 * index + 2 > this.#idAt.length) this.#growIds()
+    // Everything before the event id is ASCII (ids, decimal times): character offsets are byte offsets.
+    this.#idAt[2 * index] = this.#end
+    this.#idAt[2 * index + 1] = derived ? this.#end + this.#prefix.length + f.timeNs.length + f.observedNs.length + 3 : -1
     this.#end += this.#buf.write(line, this.#end)
     this.#chunkRows++
     if (this.#end - this.#chunkStart >= this.#maxChunkBytes) {
@@ -256,6 +263,30 @@ export class RowWriter {
   finish(): PackedRows {
     this.#closeChunk()
     return { data: this.#buf.subarray(0, this.#end), spans: this.#spans }
+  }
+
+  /**
+   * Gives the finished rows another base id: the batch id of every row, each
+   * derived event id and each chunk id. The request's identity is known only
+   * after decoding (rows without a sender time make it depend on the receive
+   * time); patching 24 bytes twice a row costs less than a second pass.
+   */
+  rebase(baseId: string, packed: PackedRows): void {
+    if (!/^[0-9a-f]{24}$/.test(baseId)) throw new Error('a base id is 24 lowercase hex digits')
+    const headLength = this.#head.length
+    for (let i = 0; i < this.#rows; i++) {
+      this.#buf.write(baseId, (this.#idAt[2 * i] as number) + headLength, 'latin1')
+      const ev = this.#idAt[2 * i + 1] as number
+      if (ev >= 0) this.#buf.write(baseId, ev, 'latin1')
+    }
+    this.baseId = baseId
+    for (let n = 0; n < packed.spans.length; n++) (packed.spans[n] as ChunkSpan).id = this.chunkId(n)
+  }
+
+  #growIds(): void {
+    const next = new Int32Array(this.#idAt.length * 2)
+    next.set(this.#idAt)
+    this.#idAt = next
   }
 
   #grow(need: number): void {

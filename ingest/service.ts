@@ -1,10 +1,11 @@
 // Ingest as the API sees it: admit a request under the in-flight byte budget,
 // decode it in a worker, publish its rows durably, and report what was kept.
+import { createHash } from 'node:crypto'
 import type { Broker } from './broker.ts'
-import { SUBJECTS } from './broker.ts'
-import type { DecoderPool } from './pool.ts'
+import { KEY_CLAIMS, rowSubject } from './broker.ts'
+import { QueueFullError, type DecoderPool } from './pool.ts'
 import type { DecodeFailure, DecodeSuccess, DecodeTask, IngestRoute } from './decode/task.ts'
-import { DiskFullError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
+import { DiskFullError, IdempotencyConflictError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
 import { LIMITS } from './decode/schemas.ts'
 import { nowNs } from './time.ts'
 
@@ -45,7 +46,14 @@ export interface IngestRequest {
   body: Uint8Array
   workspaceId: string
   resourceId: string
+  /** The Idempotency-Key header (JSON batch and OTLP routes), validated by the caller; absent or '' without one. */
+  idempotencyKey?: string
 }
+
+/** Assumed inflation of a gzip body until the worker tells the real size. */
+const GZIP_RATIO_ESTIMATE = 10
+/** Rows take about twice the bytes of what they are decoded from (rowsSizeHint in the worker). */
+const ROWS_PER_BODY_BYTE = 2
 
 export interface IngestResult {
   accepted: number
@@ -94,27 +102,47 @@ export class IngestService {
   /**
    * Decodes and durably publishes one request. `authorize` sees the resource
    * id the rows belong to (the legacy body names it) before anything is published.
+   * Every way of being too busy is an IngestOverloadedError (429/503 with
+   * Retry-After), never a failure a sender would not retry.
    */
   async accept(req: IngestRequest, authorize?: (resourceId: string) => Promise<void>): Promise<IngestOutcome> {
-    const size = req.body.byteLength
-    if (this.#draining) throw new IngestOverloadedError('the server is shutting down')
-    const diskProblem = this.#diskGuard?.problem
-    if (diskProblem != null) throw new DiskFullError(diskProblem)
-    if (this.#inFlight + size > this.#maxInFlight && this.#inFlight > 0) {
-      throw new IngestOverloadedError(`${this.#inFlight} bytes in flight`)
-    }
-    this.#inFlight += size
-    const work = this.#decodeAndPublish(req, authorize)
+    const charge = { bytes: this.admit(req.body.byteLength, req.gzip) }
+    this.#inFlight += charge.bytes
+    const work = this.#decodeAndPublish(req, charge, authorize)
     this.#pending.add(work)
     try {
       return await work
+    } catch (err) {
+      // The pool may fill between the check above and the hand-over.
+      if (err instanceof QueueFullError) throw new IngestOverloadedError('the decoder queue is full')
+      throw err
     } finally {
       this.#pending.delete(work)
-      this.#inFlight -= size
+      this.#inFlight -= charge.bytes
     }
   }
 
-  async #decodeAndPublish(req: IngestRequest, authorize?: (resourceId: string) => Promise<void>): Promise<IngestOutcome> {
+  /**
+   * Whether a request of this size would be taken now: throws the refusal
+   * (overload, disk) if not, else returns what it will be charged until its
+   * publish is acknowledged: the body as received, what it inflates to, and
+   * its rows (estimated here, corrected once decoded). The routes ask before
+   * reading a body, so a refusal under a flood costs no read.
+   */
+  admit(received: number, gzip: boolean): number {
+    if (this.#draining) throw new IngestOverloadedError('the server is shutting down')
+    const diskProblem = this.#diskGuard?.problem
+    if (diskProblem != null) throw new DiskFullError(diskProblem)
+    if (this.#pool.queueFull) throw new IngestOverloadedError('the decoder queue is full')
+    const inflated = gzip ? Math.min(received * GZIP_RATIO_ESTIMATE, this.#maxDecompressed) : 0
+    const bytes = received + inflated + (inflated || received) * ROWS_PER_BODY_BYTE
+    if (this.#inFlight + bytes > this.#maxInFlight && this.#inFlight > 0) {
+      throw new IngestOverloadedError(`${this.#inFlight} bytes in flight`)
+    }
+    return bytes
+  }
+
+  async #decodeAndPublish(req: IngestRequest, charge: { bytes: number }, authorize?: (resourceId: string) => Promise<void>): Promise<IngestOutcome> {
     const now = nowNs()
     const task: DecodeTask = {
       route: req.route,
@@ -129,11 +157,17 @@ export class IngestService {
       maxDecompressedBytes: this.#maxDecompressed,
       maxChunkBytes: this.#chunkBytes,
       maxMessageBytes: this.#maxMessageBytes,
+      idempotencyKey: req.idempotencyKey ?? '',
     }
+    const received = req.body.byteLength
     const out = await this.#pool.run(task)
     if (!out.ok) return out
+    const actual = received + out.inflatedBytes + out.data.byteLength
+    this.#inFlight += actual - charge.bytes
+    charge.bytes = actual
     if (authorize !== undefined) await authorize(out.resourceId)
-    const duplicateMessages = await this.#publish(out, req.route === 'legacy' ? SUBJECTS.legacy : SUBJECTS.rows)
+    if (task.idempotencyKey !== '') await this.#claim(req, out.contentHash)
+    const duplicateMessages = await this.#publish(out, rowSubject(req.route === 'legacy', req.workspaceId, out.resourceId))
     if (this.#onAccepted !== undefined && out.accepted > 0) {
       await this.#onAccepted({ workspaceId: req.workspaceId, resourceId: out.resourceId, rows: out.data, events: out.accepted, duplicate: duplicateMessages === out.chunks.length })
     }
@@ -147,6 +181,14 @@ export class IngestService {
         duplicateMessages,
       },
     }
+  }
+
+  /** An Idempotency-Key is bound to the body it first came with, for the duplicate window. */
+  async #claim(req: IngestRequest, content: string): Promise<void> {
+    const keyId = createHash('sha256').update(req.route).update('\0').update(req.workspaceId).update('\0')
+      .update(req.resourceId).update('\0').update(req.idempotencyKey ?? '').digest('hex').slice(0, 32)
+    const claim = await this.#broker.claimKey(keyId, content)
+    if (claim === KEY_CLAIMS.conflict) throw new IdempotencyConflictError('this Idempotency-Key was used with another body')
   }
 
   async #publish(out: DecodeSuccess, subject: string): Promise<number> {

@@ -15,22 +15,37 @@ function settings(store: LogStore): string {
   return store.cluster === null ? '' : ' SETTINGS skip_unavailable_shards = 1'
 }
 
+/**
+ * Receive times (ns, decimal text) the rows looked for carry: a message's rows
+ * all carry its request's receive time, so a lookup reads only the granules
+ * of that time (the minmax index on received_at), not the whole retention.
+ */
+export interface ReceivedRange {
+  lo: string
+  hi: string
+}
+
+function batchWhere(range: ReceivedRange | null): string {
+  const ids = 'batch_id IN {ids:Array(String)}'
+  return range === null ? ids : `received_at >= fromUnixTimestamp64Nano({lo:Int64}) AND received_at <= fromUnixTimestamp64Nano({hi:Int64}) AND ${ids}`
+}
+
 /** Rows stored per batch id (message id); ids with no row are absent. */
-export async function storedBatchRows(store: LogStore, batchIds: readonly string[]): Promise<Map<string, number>> {
+export async function storedBatchRows(store: LogStore, batchIds: readonly string[], range: ReceivedRange | null = null): Promise<Map<string, number>> {
   if (batchIds.length === 0) return new Map()
-  const where = 'batch_id IN {ids:Array(String)}'
+  const where = batchWhere(range)
   const sql = store.cluster === null
     ? `${rowsOf(store, 'batch_id, count() AS n', where)} GROUP BY batch_id`
     : `SELECT batch_id, max(n) AS n FROM (${rowsOf(store, 'batch_id, count() AS n', where)} GROUP BY replica, batch_id) GROUP BY batch_id`
-  const r = await store.query<{ batch_id: string; n: string | number }>(sql + settings(store), { ids: batchIds })
+  const r = await store.query<{ batch_id: string; n: string | number }>(sql + settings(store), { ids: batchIds, ...range })
   return new Map(r.rows.map((row) => [row.batch_id, Number(row.n)]))
 }
 
 /** Event ids stored under these batch ids (the rows of a batch stored in part). */
-export async function storedEventIds(store: LogStore, batchIds: readonly string[]): Promise<Set<string>> {
+export async function storedEventIds(store: LogStore, batchIds: readonly string[], range: ReceivedRange | null = null): Promise<Set<string>> {
   if (batchIds.length === 0) return new Set()
   const r = await store.query<{ event_id: string }>(
-    `SELECT DISTINCT event_id FROM (${rowsOf(store, 'event_id', 'batch_id IN {ids:Array(String)}')})${settings(store)}`, { ids: batchIds })
+    `SELECT DISTINCT event_id FROM (${rowsOf(store, 'event_id', batchWhere(range))})${settings(store)}`, { ids: batchIds, ...range })
   return new Set(r.rows.map((row) => row.event_id))
 }
 

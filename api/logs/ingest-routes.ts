@@ -12,7 +12,7 @@ import { principalOf } from '../auth/plugin.ts'
 import { canReach } from '../auth/tokens.ts'
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts'
 import { RequestInvalid } from '../edge/error-handler.ts'
-import { toDetails } from '../edge/validation.ts'
+import { detail, toDetails } from '../edge/validation.ts'
 import { SCOPES } from '../scopes.ts'
 import { RESOURCE_PARAMS } from '../resources/schemas.ts'
 import { resourceExists } from '../resources/store.ts'
@@ -44,6 +44,13 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body))
 
+  // Refused before the body is read when ingest is already too busy for it: a flood costs no reads.
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    const length = Number(req.headers['content-length'])
+    if (length > 0) ingest.admit(length, (req.headers['content-encoding'] ?? '').toLowerCase().trim() === 'gzip')
+    return payload
+  })
+
   const sender = (contract: Contract) => ({
     auth: { contract, scope: SCOPES.logsWrite, kinds: ['access', 'sender'] as const },
   })
@@ -54,7 +61,7 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
   }, async (req) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
-    const out = await ingest.accept(request(req, 'json', 'json', ws, rid))
+    const out = await ingest.accept(request(req, 'json', 'json', ws, rid, idempotencyKey(req, 'cloud')))
     if (!out.ok) throw failure(out, 'cloud')
     return { accepted: out.result.accepted }
   })
@@ -65,7 +72,7 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
     const { ws, rid } = target(req)
     const format = otlpFormat(req)
     await ensureResource(ws, rid)
-    const out = await ingest.accept(request(req, 'otlp', format, ws, rid))
+    const out = await ingest.accept(request(req, 'otlp', format, ws, rid, idempotencyKey(req, opts.otlpContract)))
     if (!out.ok) throw failure(out, opts.otlpContract)
     return otlpReply(reply, format, out.result.rejected, out.result.errorMessage)
   })
@@ -109,13 +116,26 @@ function otlpFormat(req: FastifyRequest): 'json' | 'protobuf' {
   throw new UnsupportedMediaTypeError(`Content-Type ${t || '(none)'} (application/x-protobuf or application/json)`)
 }
 
-function request(req: FastifyRequest, route: IngestRequest['route'], format: 'json' | 'protobuf', ws: string, rid: string): IngestRequest {
+// Printable ASCII without spaces, as the IETF Idempotency-Key draft's keys are (UUIDs, ULIDs, hashes).
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/
+
+/** The Idempotency-Key header ('' without one): same key and body within the duplicate window = the same events. */
+function idempotencyKey(req: FastifyRequest, contract: Contract): string {
+  const raw = req.headers['idempotency-key']
+  if (raw === undefined) return ''
+  if (typeof raw === 'string' && IDEMPOTENCY_KEY.test(raw)) return raw
+  const msg = 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces, given once'
+  if (contract === 'cloud') throw new RequestInvalid([detail(['header', 'idempotency-key'], msg, 'string_pattern_mismatch')])
+  throw new BadRequestError(msg)
+}
+
+function request(req: FastifyRequest, route: IngestRequest['route'], format: 'json' | 'protobuf', ws: string, rid: string, key = ''): IngestRequest {
   if (format === 'json' && route !== 'otlp' && mediaType(req) !== 'application/json') {
     throw new UnsupportedMediaTypeError(`Content-Type ${mediaType(req) || '(none)'} (application/json)`)
   }
   const body = req.body
   if (!(body instanceof Uint8Array) || body.byteLength === 0) throw new BadRequestError('the request has no body')
-  return { route, format, gzip: isGzip(req), body, workspaceId: ws, resourceId: rid }
+  return { route, format, gzip: isGzip(req), body, workspaceId: ws, resourceId: rid, idempotencyKey: key }
 }
 
 function failure(f: DecodeFailure, contract: Contract): Error {

@@ -1,9 +1,9 @@
 // Log search and live tail routes: the cloud resource routes and the desktop
 // /v1/logs faces of the query stage (query/README.md has the semantics).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { SUBJECTS, type Broker, type LogStore } from '../../ingest/index.ts'
+import { tailSubjects, type Broker, type LogStore } from '../../ingest/index.ts'
 import {
-  CLOUD_LOGS_QUERY, CLOUD_TAIL_QUERY, DESKTOP_LOGS_QUERY, DESKTOP_TAIL_QUERY, LogSearch, TailBusyError, TailHub, TailSession,
+  CLOUD_LOGS_QUERY, CLOUD_TAIL_QUERY, DESKTOP_LOGS_QUERY, DESKTOP_TAIL_QUERY, LogSearch, TailBusyError, TailHubs, TailSession,
   TailUnavailableError, decodeCursor, encodeCursor, parseFilter, parseLastEventId,
   type FilterInput, type LogFilter, type ParamNames, type ParamProblem,
 } from '../../query/index.ts'
@@ -41,11 +41,11 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
   const { db, store, cursors } = opts
   const search = new LogSearch({ store })
   const broker = opts.broker
-  const hub = broker === undefined ? null : new TailHub({ connection: () => broker.connection, subjects: [SUBJECTS.rows, SUBJECTS.legacy] })
+  const hubs = broker === undefined ? null : new TailHubs({ connect: () => broker.connectExtra('tail'), subjects: tailSubjects })
   const maxTails = opts.maxTails ?? 256
   let tails = 0
   // Open streams would hold the server open: end them before it closes.
-  app.addHook('preClose', async () => hub?.close())
+  app.addHook('preClose', async () => hubs?.close())
 
   // Resources are never deleted, so a positive answer can be remembered.
   const known = new Set<string>()
@@ -123,7 +123,7 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
   }
 
   async function stream(req: FastifyRequest, reply: FastifyReply, filter: LogFilter, contract: Contract): Promise<void> {
-    if (hub === null) throw new TailUnavailableError('this process has no broker connection')
+    if (hubs === null) throw new TailUnavailableError('this process has no broker connection')
     const header = req.headers['last-event-id']
     const lastId = Array.isArray(header) ? header[header.length - 1] : header
     let resume = null
@@ -134,6 +134,9 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
       }
     }
     if (tails >= maxTails) throw new TailBusyError(maxTails)
+    // One resource: its own hub; several (a desktop all-resources tail): the workspace's, filtered per session.
+    const only = filter.resourceIds !== null && filter.resourceIds.length === 1 ? filter.resourceIds[0] as string : null
+    const hub = await hubs.hub(filter.workspaceId, only)
     tails++
     reply.hijack()
     const res = reply.raw

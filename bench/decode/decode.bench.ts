@@ -66,7 +66,7 @@ const protoBytes = protoRequests.reduce((n, b) => n + b.length, 0)
 const jsonBytes = jsonRequests.reduce((n, s) => n + Buffer.byteLength(s), 0)
 
 function context(): DecodeContext {
-  return { minTimeNs: 0n, maxTimeNs: 2n ** 63n, receivedNs: '1700000099000000000', maxMessageLength: 65536, fields: newRowFields() }
+  return { minTimeNs: 0n, maxTimeNs: 2n ** 63n, receivedNs: '1700000099000000000', maxMessageLength: 65536, fields: newRowFields(), unstamped: 0 }
 }
 function writer(): RowWriter {
   return new RowWriter('ws', 'res', '0123456789abcdef01234567', '1700000099000000000', 1 << 20, 2 << 20)

@@ -78,7 +78,7 @@ const raw: Buffer[] = []
 const fields = newRowFields()
 for (let i = 0; i < bodies.length; i++) {
   const w = new RowWriter(ws, rid, `raw${String(i).padStart(21, '0')}`, String(BigInt(Date.now()) * 1_000_000n), 64 * 1024 * 1024)
-  decodeOtlpProtobuf(bodies[i] as Uint8Array, w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: '0', maxMessageLength: 65536, fields })
+  decodeOtlpProtobuf(bodies[i] as Uint8Array, w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: '0', maxMessageLength: 65536, fields, unstamped: 0 })
   raw.push(Buffer.from(w.finish().data))
 }
 // A fresh table of the product schema (indexes included), so the baseline pays what the loader pays.

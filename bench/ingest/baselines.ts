@@ -122,6 +122,7 @@ async function decodeOne(pool: DecoderPool, ctx: BaselineContext, body: Buffer):
     maxDecompressedBytes: 64 * 1024 * 1024,
     maxChunkBytes: 1024 * 1024,
     maxMessageBytes: 8 * 1024 * 1024,
+    idempotencyKey: '',
   }
   const out = await pool.run(task)
   if (!out.ok) throw new Error(`the baseline's request did not decode: ${out.message}`)

@@ -31,7 +31,7 @@ const now = String(BigInt(Date.now()) * 1_000_000n)
 await store.command(`CREATE TABLE ${db}.source AS ${db}.logs`)
 for (let i = 0; i < REQUESTS; i++) {
   const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
-  decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields })
+  decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields, unstamped: 0 })
   const packed = w.finish()
   await store.insertJsonRows('source', packed.data, `src-${i}`, ROW_FORMATS.compact)
 }

@@ -13,6 +13,8 @@ export interface DecodeContext {
   maxMessageLength: number
   /** Reused scratch record: decoders fill it and hand it to RowWriter.write. */
   fields: RowFields
+  /** Records written without a sender time (they took the receive time): decoders count them. */
+  unstamped: number
 }
 
 /** Outcome of decoding an OTLP export request. */

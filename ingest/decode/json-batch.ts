@@ -34,8 +34,10 @@ export function decodeJsonBatch(body: unknown, writer: RowWriter, ctx: DecodeCon
   for (let i = 0; i < events.length; i++) {
     const e = events[i] as JsonEvent
     resetRowFields(f)
-    if (e.timestamp === null) f.timeNs = ctx.receivedNs
-    else {
+    if (e.timestamp === null) {
+      f.timeNs = ctx.receivedNs
+      ctx.unstamped++
+    } else {
       const t = parseIsoTime(e.timestamp)
       if (t === null || t.ns < ctx.minTimeNs || t.ns > ctx.maxTimeNs) {
         problems.push(issue(`/events/${i}/timestamp`, 'timestampWindow',

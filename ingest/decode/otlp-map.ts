@@ -125,6 +125,7 @@ export class RecordSink {
     if (!idsOk) return this.reject(BAD_IDS)
     f.timeNs = time
     f.observedNs = observed
+    if (timeNs === '0' && observedNs === '0') ctx.unstamped++
     const n = severityNumber >= 1 && severityNumber <= 24 ? severityNumber : severityNumberFromText(severityText)
     f.severityNumber = n
     f.severityText = severityText !== '' ? severityText : severityNameOf(n)

@@ -22,6 +22,8 @@ export interface DecodeTask {
   maxChunkBytes: number
   /** Largest broker message; a chunk over it fails the request with 413. */
   maxMessageBytes: number
+  /** The request's Idempotency-Key header, '' without one (identity.ts). */
+  idempotencyKey: string
 }
 
 export interface DecodeSuccess {
@@ -35,6 +37,12 @@ export interface DecodeSuccess {
   chunks: ChunkSpan[]
   /** Caller event ids (legacy route only), for per-resource deduplication. */
   eventIds: string[]
+  /** SHA-256 of route, target and body (identity.ts): what an Idempotency-Key is bound to. */
+  contentHash: string
+  /** Bytes the body inflated to (0 when it was not compressed): memory the request cost. */
+  inflatedBytes: number
+  /** Records that took the receive time. */
+  unstamped: number
 }
 
 export const FAILURE_KINDS = {

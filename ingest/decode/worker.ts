@@ -1,6 +1,5 @@
 // Piscina worker: decompress, decode, validate and encode one ingest request.
 // Runs off the event loop; answers with plain data and one transferred buffer.
-import { createHash } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
 import { Piscina } from 'piscina'
 import { decodeJsonBatch } from './json-batch.ts'
@@ -8,9 +7,10 @@ import { decodeLegacyBatch } from './legacy.ts'
 import { decodeOtlpJson } from './otlp-json.ts'
 import { decodeOtlpProtobuf } from './otlp-proto.ts'
 import { issue } from './issues.ts'
+import { contentHash, keyedBaseId, receivedBaseId } from './identity.ts'
 import type { DecodeContext } from './context.ts'
-import type { DecodeFailure, DecodeOutcome, DecodeTask } from './task.ts'
-import { newRowFields, RowWriter } from '../rows.ts'
+import type { DecodeFailure, DecodeOutcome, DecodeSuccess, DecodeTask } from './task.ts'
+import { newRowFields, RowWriter, type PackedRows } from '../rows.ts'
 import { LIMITS } from './schemas.ts'
 
 const fields = newRowFields()
@@ -35,16 +35,23 @@ export default function decode(task: DecodeTask): DecodeOutcome | object {
     return fail('tooLarge', `the body is over ${task.maxDecompressedBytes} bytes`)
   }
 
-  // The content hash makes a retried request publish the same message ids.
-  const baseId = createHash('sha256')
-    .update(task.route).update(task.workspaceId).update(task.resourceId).update(bytes)
-    .digest('hex').slice(0, 24)
+  // identity.ts: a retry publishes the same message ids, a repeat new ones.
+  const content = contentHash(task.route, task.workspaceId, task.resourceId, bytes)
+  const keyed = task.idempotencyKey !== ''
+  const baseId = keyed ? keyedBaseId(task.route, task.workspaceId, task.resourceId, task.idempotencyKey) : content.slice(0, 24)
   const ctx: DecodeContext = {
     minTimeNs: task.minTimeNs,
     maxTimeNs: task.maxTimeNs,
     receivedNs: task.receivedNs,
     maxMessageLength: LIMITS.messageLength,
     fields,
+    unstamped: 0,
+  }
+  const inflated = task.gzip ? bytes.byteLength : 0
+  const done = (writer: RowWriter, accepted: number, rejected: number, errorMessage: string, resourceId: string, eventIds: string[]) => {
+    const packed = writer.finish()
+    if (!keyed && ctx.unstamped > 0 && task.route !== 'legacy') writer.rebase(receivedBaseId(content, task.receivedNs), packed)
+    return success(task, packed, { accepted, rejected, errorMessage, resourceId, eventIds, contentHash: content, inflatedBytes: inflated, unstamped: ctx.unstamped })
   }
 
   let text = ''
@@ -59,7 +66,7 @@ export default function decode(task: DecodeTask): DecodeOutcome | object {
     if (task.route === 'otlp') {
       const writer = new RowWriter(task.workspaceId, task.resourceId, baseId, task.receivedNs, task.maxChunkBytes, rowsSizeHint(bytes))
       const r = task.format === 'protobuf' ? decodeOtlpProtobuf(bytes, writer, ctx) : decodeOtlpJson(text, writer, ctx)
-      return success(task, writer, r.accepted, r.rejected, r.errorMessage, task.resourceId, [])
+      return done(writer, r.accepted, r.rejected, r.errorMessage, task.resourceId, [])
     }
     let body: unknown
     try {
@@ -71,26 +78,27 @@ export default function decode(task: DecodeTask): DecodeOutcome | object {
       const writer = new RowWriter(task.workspaceId, task.resourceId, baseId, task.receivedNs, task.maxChunkBytes, rowsSizeHint(bytes))
       const r = decodeJsonBatch(body, writer, ctx)
       if (!r.ok) return fail('invalid', 'the batch is invalid', r.issues)
-      return success(task, writer, r.accepted, 0, '', task.resourceId, [])
+      return done(writer, r.accepted, 0, '', task.resourceId, [])
     }
     if (bytes.byteLength > LIMITS.legacyBatchBytes) return fail('tooLarge', `a batch is at most ${LIMITS.legacyBatchBytes} bytes`)
     const rid = typeof (body as { resource_id?: unknown })?.resource_id === 'string' ? (body as { resource_id: string }).resource_id : ''
     const writer = new RowWriter(task.workspaceId, rid, baseId, task.receivedNs, task.maxChunkBytes, rowsSizeHint(bytes))
     const r = decodeLegacyBatch(body, writer, { ...ctx, maxMessageLength: LIMITS.legacyMessageLength })
     if (!r.ok) return fail(r.tooLarge ? 'tooLarge' : 'invalid', r.issues[0]?.message ?? 'the batch is invalid', r.issues)
-    return success(task, writer, r.accepted, 0, '', r.resourceId, r.eventIds)
+    return done(writer, r.accepted, 0, '', r.resourceId, r.eventIds)
   } catch (err) {
     if ((err as { code?: string }).code === 'LOOKOUT_INGEST_MALFORMED') return fail('malformed', (err as Error).message)
     throw err
   }
 }
 
-function success(task: DecodeTask, writer: RowWriter, accepted: number, rejected: number, errorMessage: string, resourceId: string, eventIds: string[]): DecodeOutcome | object {
-  const { data, spans } = writer.finish()
+type Outcome = Omit<DecodeSuccess, 'ok' | 'data' | 'chunks'>
+
+function success(task: DecodeTask, { data, spans }: PackedRows, o: Outcome): DecodeOutcome | object {
   for (const s of spans) {
     if (s.length > task.maxMessageBytes) return fail('tooLarge', `a single record encodes to more than ${task.maxMessageBytes} bytes`)
   }
-  const result: DecodeOutcome = { ok: true, accepted, rejected, errorMessage, resourceId, data, chunks: spans, eventIds }
+  const result: DecodeOutcome = { ok: true, ...o, data, chunks: spans }
   return Piscina.move({
     [Piscina.transferableSymbol]: [data.buffer],
     [Piscina.valueSymbol]: result,

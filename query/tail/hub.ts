@@ -10,7 +10,7 @@ import { InvalidOptionError, parseStoredRow, storedRowHead, type StoredRow } fro
 import { toEvent, type EventRow, type LogEvent } from '../event.ts'
 
 export interface TailHubOptions {
-  /** The connection publishes go through (the broker's). */
+  /** The connection to listen on (TailHubs gives its own, never the publish connection). */
   connection: () => NatsConnection
   /** Subjects carrying stored-row messages (ingest/rows.ts). */
   subjects: readonly string[]
@@ -79,6 +79,11 @@ export class TailHub {
   /** Sequence of the oldest message still held. */
   get first(): number {
     return this.#ring[this.#ringStart]?.seq ?? this.#seq + 1
+  }
+
+  /** Sessions reading this hub now. */
+  get sessions(): number {
+    return this.#sessions
   }
 
   /** When the subscription started (ms), 0 when not listening. */

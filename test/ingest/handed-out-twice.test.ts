@@ -6,7 +6,7 @@
 // of a message already handed out.
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Loader, SUBJECTS, HEADER_ROWS } from '../../ingest/index.ts'
+import { Loader, SUBJECTS, HEADER_ROWS, rowSubject } from '../../ingest/index.ts'
 import { RecentIds } from '../../ingest/recent-ids.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
@@ -19,7 +19,7 @@ t.test('a message handed out twice is stored once: in one batch, and in a later 
   const events = Array.from({ length: 50 }, (_, i) => ({ message: `twice line ${i}`, attributes: { i } }))
   t.equal((await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${rid}/logs`, { events })).status, 200)
   const broker = lk.lookout.broker
-  const stored = await broker.jsm.streams.getMessage(broker.stream, { last_by_subj: SUBJECTS.rows })
+  const stored = await broker.jsm.streams.getMessage(broker.stream, { last_by_subj: rowSubject(false, lk.workspaceId, rid) })
   if (stored === null) throw new Error('the acknowledged request is not in the stream')
   const msgId = stored.header.get('Nats-Msg-Id')
   const rows = Number(stored.header.get(HEADER_ROWS))

@@ -31,7 +31,7 @@ const RECEIVED = '1700000099000000000'
 const BASE_ID = '0123456789abcdef01234567'
 
 function context(over: Partial<DecodeContext> = {}): DecodeContext {
-  return { minTimeNs: 0n, maxTimeNs: 2n ** 64n, receivedNs: RECEIVED, maxMessageLength: 65536, fields: newRowFields(), ...over }
+  return { minTimeNs: 0n, maxTimeNs: 2n ** 64n, receivedNs: RECEIVED, maxMessageLength: 65536, fields: newRowFields(), unstamped: 0, ...over }
 }
 
 function newWriter(): RowWriter {

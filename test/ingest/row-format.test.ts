@@ -3,7 +3,7 @@
 // a message of that format still in the stream when the change lands is loaded
 // beside new ones (the loader inserts each format on its own), and tailed.
 import t from 'tap'
-import { ROW_COLUMNS, ROW_FORMATS, SUBJECTS, parseStoredRow, rowFormatOf, storedRowIds } from '../../ingest/index.ts'
+import { ROW_COLUMNS, ROW_FORMATS, SUBJECTS, parseStoredRow, rowFormatOf, rowSubject, storedRowIds } from '../../ingest/index.ts'
 import { RowWriter, newRowFields } from '../../ingest/rows.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
@@ -108,7 +108,8 @@ t.test('a message of the earlier format in the stream is loaded and tailed besid
   for (let i = 0; i < 3; i++) {
     old += `{"workspace_id":"${lk.workspaceId}","resource_id":"${rid}","received_at":${now},"batch_id":"oldformat0000000000000000","timestamp":${now - BigInt(i)},"observed_timestamp":0,"event_id":"old-${i}","severity_number":9,"severity_text":"INFO","message":"written before the compact format ${i}","source":"","attributes":{"k":"v${i}"},"resource_attributes":{},"scope_name":"","scope_version":"","trace_id":"","span_id":"","flags":0}\n`
   }
-  await lk.lookout.broker.publish(SUBJECTS.rows, Buffer.from(old), 'oldformat0000000000000000', 3)
+  // Rows are published per workspace and resource (what the live tail subscribes to).
+  await lk.lookout.broker.publish(rowSubject(false, lk.workspaceId, rid), Buffer.from(old), 'oldformat0000000000000000', 3)
   const r = await lk.req('POST', cloud, { events: [{ message: 'written in the compact format', severity: 'WARN', attributes: { k: 'new' } }] })
   t.equal(r.status, 200)
 
@@ -138,4 +139,12 @@ t.test('a message of the earlier format in the stream is loaded and tailed besid
     }
   }
   t.same(seen.sort(), rows.map((x) => x.message).sort(), 'the live tail shows the lines of both formats')
+
+  // A backlog written by an older version sits on the bare subject: still loaded.
+  const rid2 = await lk.resource('bare-subject')
+  const bareNs = BigInt(Date.now()) * 1_000_000n
+  const line = `{"workspace_id":"${lk.workspaceId}","resource_id":"${rid2}","received_at":${bareNs},"batch_id":"baresubject00000000000000","timestamp":${bareNs},"observed_timestamp":0,"event_id":"bare-0","severity_number":9,"severity_text":"INFO","message":"from the bare subject","source":"","attributes":{},"resource_attributes":{},"scope_name":"","scope_version":"","trace_id":"","span_id":"","flags":0}\n`
+  await lk.lookout.broker.publish(SUBJECTS.rows, Buffer.from(line), 'baresubject00000000000000', 1)
+  const bare = await lk.waitRows(rid2, 1, 60_000)
+  t.same(bare.map((r) => r.message), ['from the bare subject'])
 })

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { once } from 'node:events'
 import { TailHub, TailSession, parseLastEventId, parseTextQuery, type LogFilter, type TailSessionOptions } from '../../query/index.ts'
-import { SUBJECTS } from '../../ingest/index.ts'
+import { tailSubjects } from '../../ingest/index.ts'
 import { buildApp, type AppOptions } from '../../api/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
@@ -175,7 +175,7 @@ t.test('an id the ring does not know resumes from ClickHouse, then goes live wit
   })
 
   t.test('on a process whose ring started after the lines were sent', async (t) => {
-    const hub = new TailHub({ connection: () => lk.lookout.broker.connection, subjects: [SUBJECTS.rows] })
+    const hub = new TailHub({ connection: () => lk.lookout.broker.connection, subjects: tailSubjects(ws, ra) })
     const filter: LogFilter = { workspaceId: ws, resourceIds: [ra], startNs: null, endNs: null, minSeverity: null, text: parseTextQuery('away'), traceId: null }
     const server = await serveTail(hub, filter, {})
     const tail = await openTail('/', { 'last-event-id': foreignId }, server.url)
@@ -192,7 +192,7 @@ t.test('an id the ring does not know resumes from ClickHouse, then goes live wit
 
 t.test('a slow client is dropped instead of buffered', async (t) => {
   // Small bounds, so a client that stops reading falls behind quickly.
-  const hub = new TailHub({ connection: () => lk.lookout.broker.connection, subjects: [SUBJECTS.rows], maxBytes: 256 * 1024 })
+  const hub = new TailHub({ connection: () => lk.lookout.broker.connection, subjects: tailSubjects(ws, ra), maxBytes: 256 * 1024 })
   const filter: LogFilter = { workspaceId: ws, resourceIds: [ra], startNs: null, endNs: null, minSeverity: null, text: null, traceId: null }
   const server = await serveTail(hub, filter, { highWaterBytes: 16 * 1024, drainTimeoutMs: 500 })
   const sock: Socket = connect(server.port, '127.0.0.1')

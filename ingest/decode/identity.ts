@@ -1,0 +1,27 @@
+// A request's identity, which every dedup layer shares (Nats-Msg-Id, the rows'
+// batch and event ids, the loader's lookups, the insert token): a retry must
+// be the same events and a repeat new ones.
+// - With an Idempotency-Key, the key names the request: the same key again is
+//   the same events (the service refuses it with another body).
+// - Else the content names it when every record carries a sender time: the
+//   same bytes again are a retry.
+// - Else records took the receive time, and so does the identity: equal bytes
+//   received at another time are new events (a blind retry of such a request
+//   is stored twice; an Idempotency-Key makes it exactly once).
+import { createHash } from 'node:crypto'
+
+/** SHA-256 (hex) of what a request says: route, target and body. */
+export function contentHash(route: string, workspaceId: string, resourceId: string, body: Uint8Array): string {
+  return createHash('sha256').update(route).update(workspaceId).update(resourceId).update(body).digest('hex')
+}
+
+/** The base id (24 hex digits) of a request carrying an Idempotency-Key. */
+export function keyedBaseId(route: string, workspaceId: string, resourceId: string, key: string): string {
+  return createHash('sha256').update('idempotency-key\0').update(route).update('\0').update(workspaceId)
+    .update('\0').update(resourceId).update('\0').update(key).digest('hex').slice(0, 24)
+}
+
+/** The base id of a request whose records took its receive time. */
+export function receivedBaseId(content: string, receivedNs: string): string {
+  return createHash('sha256').update(content).update('\0').update(receivedNs).digest('hex').slice(0, 24)
+}
