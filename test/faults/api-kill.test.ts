@@ -33,13 +33,14 @@ t.teardown(async () => {
 })
 const [api1, api2] = apis as [ApiProcess, ApiProcess]
 
+// A retry carries the request's Idempotency-Key (these events have no sender time: README "Event identity").
 t.test('a request repeated on another api process is the same message: stored once', async (t) => {
   const rid = await lk.resource('repeat')
   const ledger = new Ledger('rep')
   const b = ledger.next(300)
   const path = `/v1/workspaces/${lk.workspaceId}/resources/${rid}/logs`
   for (const api of [api1, api2]) {
-    const res = await fetch(api.url + path, { method: 'POST', headers: { authorization: `Bearer ${lk.token}`, 'content-type': 'application/json' }, body: b.body })
+    const res = await fetch(api.url + path, { method: 'POST', headers: { authorization: `Bearer ${lk.token}`, 'content-type': 'application/json', 'idempotency-key': b.tag }, body: b.body })
     t.equal(res.status, 200, `acknowledged by ${api.url}`)
     await res.arrayBuffer()
   }

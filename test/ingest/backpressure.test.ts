@@ -7,7 +7,9 @@ const lk = await startTestLookout({ env: { LOOKOUT_MAX_INFLIGHT_BYTES: String(10
 t.teardown(() => lk.stop())
 const rid = await lk.resource('pressure')
 const path = `/v1/workspaces/${lk.workspaceId}/resources/${rid}/logs`
-const body = { events: Array.from({ length: 1000 }, (_, i) => ({ message: `pressure ${i} ` + 'p'.repeat(300) })) }
+// Stamped events: identical bodies are then one request retried (README "Event identity").
+const stamp = new Date(Date.now() - 60_000).toISOString()
+const body = { events: Array.from({ length: 1000 }, (_, i) => ({ message: `pressure ${i} ` + 'p'.repeat(300), timestamp: stamp })) }
 
 t.test('over the in-flight budget: 429 with Retry-After, and the accepted ones are stored', async (t) => {
   const results = await Promise.all(Array.from({ length: 12 }, () => lk.req('POST', path, body)))

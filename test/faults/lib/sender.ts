@@ -1,6 +1,6 @@
 // A sender at a steady rate: one new JSON batch every `intervalMs`, whatever
 // happens to the earlier ones (open loop), each retried with the same body
-// until it gets a 2xx, as a well-behaved client does: after a refusal
+// until it gets a 2xx under its own Idempotency-Key, as a well-behaved client does: after a refusal
 // (429/503, honouring Retry-After), an error status or a broken connection.
 import { Agent } from 'undici'
 import type { Batch, Ledger } from './ledger.ts'
@@ -89,7 +89,8 @@ export class SteadySender {
       try {
         const res = await fetch(base + this.#o.path, {
           method: 'POST',
-          headers: { authorization: `Bearer ${this.#o.token}`, 'content-type': 'application/json' },
+          // The batch's own key: a retry after an unseen answer is the same events (README "Event identity").
+          headers: { authorization: `Bearer ${this.#o.token}`, 'content-type': 'application/json', 'idempotency-key': b.tag },
           body: b.body,
           dispatcher: this.#agent,
           signal: AbortSignal.timeout(30_000),
