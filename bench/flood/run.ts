@@ -22,8 +22,16 @@ const pid = pipeline.processes[0]?.pid as number
 const url = `${pipeline.url}/v1/workspaces/${pipeline.workspaceId}/resources/${pipeline.resources[0]}/logs`
 const agent = new Agent({ connections, pipelining: 1 })
 
-// 1000 events of ~2 KB repetitive text: ~2 MB of JSON that gzips about 20:1 or better.
-const json = JSON.stringify({ events: Array.from({ length: 1000 }, (_, i) => ({ message: `flood ${i} ` + 'lorem ipsum dolor sit amet '.repeat(75), severity: 'INFO' })) })
+// 1000 events of log-like lines (a few phrases in a seeded random order, a request number): about 20:1 gzipped.
+let seed = 1
+const next = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff)
+const PHRASES = ['GET /api/v1/orders 200', 'connection refused by upstream', 'cache miss for key session', 'worker heartbeat ok', 'retrying request after timeout']
+const line = (i: number): string => {
+  let s = `flood ${i} req=${next() % 100_000} `
+  for (let k = 0; k < 12; k++) s += PHRASES[next() % PHRASES.length] + '; '
+  return s
+}
+const json = JSON.stringify({ events: Array.from({ length: 1000 }, (_, i) => ({ message: line(i), severity: 'INFO' })) })
 const body = gzipSync(json)
 console.log(`body: ${(json.length / MiB).toFixed(2)} MiB JSON, ${(body.byteLength / 1024).toFixed(0)} KiB gzip (ratio ${(json.length / body.byteLength).toFixed(1)}:1)`)
 
@@ -50,7 +58,7 @@ async function sender(): Promise<void> {
 }
 await Promise.all(Array.from({ length: connections }, sender))
 clearInterval(sampler)
-const accepted = (statuses.get(200) ?? 0) * 1000
+const accepted = (statuses.get(200) ?? 0) * 1000 // events per body
 console.log(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}; ${(accepted / seconds).toFixed(0)} events/s acknowledged`)
 console.log(`RSS idle ${(idle / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB; peak - idle = ${((peak - idle) / MiB).toFixed(0)} MiB for a ${budgetMiB} MiB budget (ratio ${((peak - idle) / (budgetMiB * MiB)).toFixed(2)})`)
 await agent.close()
