@@ -3,6 +3,7 @@
 // revision, limited per batch, and judged by the two-observation confirmation.
 import t from 'tap'
 import { startTestLookout } from '../helpers/lookout.ts'
+import { startTcp } from '../helpers/servers.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -122,6 +123,23 @@ t.test('the collector credential is refused on every other route', async (t) => 
   t.ok(tried > 50, `${tried} routes tried`)
   // And an access token, however powerful, cannot act as a collector.
   t.equal((await lk.req('GET', '/v1/collector/checks')).status, 403)
+})
+
+t.test('a check moved to a collector leaves the monitor processes', async (t) => {
+  const server = await startTcp()
+  t.teardown(() => server.close())
+  const moved = (await lk.req('POST', P, { name: 'moving', kind: 'tcp', configuration: { host: '127.0.0.1', port: server.port, interval_seconds: 1 } })).body
+  const byMonitor = async (after: string) => (await lk.lookout.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM monitor_results WHERE check_id = $1 AND observed_at > $2 AND worker NOT LIKE 'collector:%'`, [moved.id, after])).rows[0]?.n ?? 0
+  const deadline = Date.now() + 20_000
+  while ((await byMonitor('1970-01-01')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+  t.ok((await byMonitor('1970-01-01')) > 0, 'the monitor probes a public check')
+  await lk.req('POST', P, { id: moved.id, location: 'collector', source_id: sourceId })
+  const after = new Date(Date.now() + 1_500).toISOString()
+  await new Promise((r) => setTimeout(r, 4_000))
+  t.equal(await byMonitor(after), 0, 'and stops once it is a collector check')
+  const row = await lk.lookout.db.query<{ lease_owner: string | null }>('SELECT lease_owner FROM monitor_checks WHERE id = $1', [moved.id])
+  t.equal(row.rows[0]?.lease_owner, null)
 })
 
 t.test('revoking the source refuses its credential with 401', async (t) => {
