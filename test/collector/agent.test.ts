@@ -11,7 +11,7 @@ import { postgresAvailable } from '../helpers/postgres.ts'
 import { startPostgresServer, startTcp } from '../helpers/servers.ts'
 import { spawnCollector, startRelay, until, type CollectorProcess } from '../helpers/collector-process.ts'
 
-const lk = await startTestLookout({ env: { LOOKOUT_COLLECTOR_SILENCE_MIN_SECONDS: '4', LOOKOUT_COLLECTOR_WATCH_MS: '300' } })
+const lk = await startTestLookout({ env: { LOOKOUT_COLLECTOR_SILENCE_MIN_SECONDS: '4', LOOKOUT_COLLECTOR_WATCH_MS: '300' }, deliveries: { onToast: () => undefined } })
 t.teardown(() => lk.stop())
 const db = lk.lookout.db
 const rid = await lk.resource('private-net')
