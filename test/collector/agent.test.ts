@@ -89,9 +89,12 @@ t.test('a paused check stops within an interval; resumed, it runs again', async 
   }
   const view = await checkView(pgCheck.id)
   await lk.req('POST', P, { id: pgCheck.id, enabled: false })
-  const paused = new Date(Date.now() + 2_500).toISOString()
-  await new Promise((r) => setTimeout(r, 5_000))
+  const paused = new Date(Date.now() + 4_000).toISOString()
+  await new Promise((r) => setTimeout(r, 7_000))
   t.same(await results(pgCheck.id, paused), [], 'no result after the pause took effect')
+  // Not only fenced off by the server: the collector stopped sending (the ledger keeps refused ones too).
+  const sent = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_collector_observations WHERE check_id = $1 AND received_at > $2', [pgCheck.id, paused])
+  t.equal(sent.rows[0]?.n, 0, 'the collector stopped probing it')
   await lk.req('POST', P, { id: pgCheck.id, enabled: true })
   await until('results again', async () => ((await results(pgCheck.id, paused)).length > 0 ? true : undefined))
   t.ok(view.revision < (await checkView(pgCheck.id)).revision)
