@@ -16,6 +16,8 @@ export interface BufferLimits {
   maxBytes?: number
   /** Default 24 h. */
   maxAgeMs?: number
+  /** Rewrite the log once this much of it is acknowledged. Default 4 MiB. */
+  compactBytes?: number
 }
 
 export interface Buffered<T> {
@@ -26,14 +28,13 @@ export interface Buffered<T> {
 
 const LOG = 'observations.jsonl'
 const SENT = 'observations.sent'
-/** Rewrite the log once this much of it is acknowledged. */
-const COMPACT_BYTES = 4 * 1024 * 1024
 
 export class ObservationBuffer<T extends { observed_at: string }> {
   readonly #dir: string
   readonly #maxRecords: number
   readonly #maxBytes: number
   readonly #maxAgeMs: number
+  readonly #compactBytes: number
   #items: Buffered<T>[] = []
   #head = 0
   #bytes = 0
@@ -48,6 +49,7 @@ export class ObservationBuffer<T extends { observed_at: string }> {
     this.#maxRecords = limits.maxRecords ?? 100_000
     this.#maxBytes = limits.maxBytes ?? 64 * 1024 * 1024
     this.#maxAgeMs = limits.maxAgeMs ?? 24 * 3_600_000
+    this.#compactBytes = limits.compactBytes ?? 4 * 1024 * 1024
   }
 
   get length(): number {
@@ -171,7 +173,7 @@ export class ObservationBuffer<T extends { observed_at: string }> {
       this.#items = this.#items.slice(this.#head)
       this.#head = 0
     }
-    if (this.#sent >= COMPACT_BYTES && this.#sent > this.#bytes) await this.#compact()
+    if (this.#sent >= this.#compactBytes && this.#sent > this.#bytes) await this.#compact()
     else await this.#writeSent(this.#sent)
   }
 
