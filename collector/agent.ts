@@ -198,8 +198,10 @@ export class Collector {
 
   async #pushLoop(): Promise<void> {
     let backoff = 500
+    // After a batch is refused for its content, its observations go one by one, so only the bad one is dropped.
+    let singly = 0
     while (this.#running) {
-      const batch = this.#buffer.peek(this.#o.pushMax)
+      const batch = this.#buffer.peek(singly > 0 ? 1 : this.#o.pushMax)
       if (batch.length === 0) {
         await new Promise<void>((resolve) => {
           this.#wake = resolve
@@ -212,14 +214,20 @@ export class Collector {
         this.#reachable(true)
         backoff = 500
         this.#pushed += batch.length
+        if (singly > 0) singly--
         if (r.rejected.length > 0) this.#log(`${r.rejected.length} observations fenced off by the API (${r.rejected[0]?.reason}, ...)`)
         await this.#buffer.ack(batch.length)
       } catch (err) {
         if (err instanceof CredentialRefusedError) return this.#refused(err)
         if (err instanceof ApiStatusError && err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
           // Refused for its content: resending cannot help, and it would block everything behind it.
-          this.#log(`a batch of ${batch.length} observations was refused and dropped: ${err.message}`)
-          await this.#buffer.ack(batch.length)
+          if (batch.length > 1) {
+            singly = batch.length
+            continue
+          }
+          this.#log(`an observation was refused and dropped: ${err.message}`)
+          if (singly > 0) singly--
+          await this.#buffer.ack(1)
           continue
         }
         if (!this.#running) return

@@ -177,7 +177,7 @@ export class ProbeSchedule {
     if (this.#entries.get(check.id) === e && e.check.revision === check.revision) {
       this.#opts.onResult({
         id: randomUUID(), check_id: check.id, revision: check.revision, observed_at: new Date(this.#clock.now()).toISOString(),
-        status: out.status === 'missing' ? 'unknown' : out.status, code: out.code, reason: out.reason, latency_ms: out.latencyMs, details: out.details,
+        status: out.status === 'missing' ? 'unknown' : out.status, code: out.code, reason: out.reason.slice(0, 1000), latency_ms: out.latencyMs, details: out.details,
       })
     }
     this.#inflight--

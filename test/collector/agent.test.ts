@@ -3,7 +3,7 @@
 // environment) and a TCP port no monitor process is configured for, through a
 // relay the test cuts to make the API unreachable.
 import t, { type Test } from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
@@ -36,6 +36,10 @@ const pgCheck = pg === null ? null : (await lk.req('POST', P, {
   configuration: { host: pg.host, port: pg.port, user: pg.user, database: 'postgres', interval_seconds: 2, timeout_seconds: 2 },
 })).body
 const collectorEnv: Record<string, string> = pg === null ? {} : { LOOKOUT_SECRET_PG: pg.password }
+// Left in the buffer by an earlier run: one observation the API refuses for its content, then a good one.
+const leftOver = { id: crypto.randomUUID(), check_id: tcpCheck.id, revision: tcpCheck.revision, observed_at: new Date().toISOString(),
+  status: 'up', code: 'LOOKOUT_PROBE_OK', reason: 'from the previous run', latency_ms: 1, details: null }
+writeFileSync(join(dataDir, 'observations.jsonl'), JSON.stringify({ ...leftOver, id: crypto.randomUUID(), status: 'sideways' }) + '\n' + JSON.stringify(leftOver) + '\n')
 let collector: CollectorProcess = spawnCollector(relay.url, token, dataDir, collectorEnv)
 t.teardown(() => collector.kill9())
 
@@ -54,6 +58,9 @@ t.test('the collector runs its checks; only it probes them', async (t) => {
   const rows = await results(tcpCheck.id, '1970-01-01')
   t.ok(rows.length >= 2)
   t.ok(rows.every((r) => r.worker === `collector:${sourceId}`), 'no monitor process probed the collector check')
+  const ledger = await db.query<{ outcome: string }>('SELECT outcome FROM monitor_collector_observations WHERE id = $1', [leftOver.id])
+  t.equal(ledger.rows.length, 1, 'an observation buffered by an earlier run was sent')
+  t.match(collector.output(), /an observation was refused and dropped/, 'the refused one alone was dropped')
   const source = (await status()).sources.find((s: { id: string }) => s.id === sourceId)
   t.equal(source.version, '0.1.0')
   t.equal(source.address, '127.0.0.1')
