@@ -19,6 +19,8 @@ import { CredentialRefusedError, DataDirError } from './errors.ts'
 import { ProbeSchedule } from './schedule.ts'
 
 export const COLLECTOR_VERSION = '0.1.0'
+/** A clock further off the API's than this is reported. */
+const CLOCK_WARN_MS = 2_000
 /** Exit code when the API refuses the credential (revoked source). */
 export const EXIT_REFUSED = 3
 
@@ -64,6 +66,7 @@ export class Collector {
   #loops: Promise<void>[] = []
   #pushed = 0
   #connected = false
+  #clockWarned = false
   #finish!: (code: number) => void
   /** Resolves with an exit code when the collector stops by itself (credential refused). */
   readonly finished: Promise<number>
@@ -162,6 +165,7 @@ export class Collector {
         backoff = 500
         if (r !== null) {
           etag = r.etag
+          this.#checkClock(Date.parse(r.answer.server_time) - Date.now())
           this.#schedule.apply(r.answer.checks)
           await this.#saveChecks(r.answer.checks).catch((err: unknown) => this.#log(`cannot keep the check list: ${String(err)}`))
         }
@@ -173,6 +177,16 @@ export class Collector {
         backoff = Math.min(backoff * 2, 30_000)
       }
     }
+  }
+
+  /**
+   * Observations are judged by their time: a clock off by more than the freshness window
+   * would make every observation stale (recorded, never applied). Say so, once per change.
+   */
+  #checkClock(skewMs: number): void {
+    const off = Math.abs(skewMs) > CLOCK_WARN_MS
+    if (off && !this.#clockWarned) this.#log(`this machine's clock is ${(skewMs / 1000).toFixed(1)} s ${skewMs > 0 ? 'behind' : 'ahead of'} the API's: synchronize it (NTP), observations are judged by their time`)
+    this.#clockWarned = off
   }
 
   #onResult(o: CollectorObservation): void {
