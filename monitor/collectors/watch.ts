@@ -48,6 +48,7 @@ export class CollectorWatch {
   #running: Promise<void> = Promise.resolve()
   #stopped = true
   #lastPrune = -Infinity
+  #pruning = false
 
   constructor(db: Database, opts: CollectorWatchOptions = {}) {
     this.#db = db
@@ -101,9 +102,10 @@ export class CollectorWatch {
         [iso(new Date(now))])
       return r.rows
     })
-    if (now - this.#lastPrune >= PRUNE_EVERY_MS) {
+    if (this.#pruning || now - this.#lastPrune >= PRUNE_EVERY_MS) {
       this.#lastPrune = now
-      await pruneObservationLedger(this.#db, now, PRUNE_CHUNK)
+      // A chunk per round until the backlog is gone (1,000 checks a minute add 1.4 million ids a day).
+      this.#pruning = (await pruneObservationLedger(this.#db, now, PRUNE_CHUNK)) === PRUNE_CHUNK
     }
     return silent.map((s) => s.id)
   }

@@ -100,4 +100,12 @@ t.test('pushes through several api processes: applied once, confirmed across the
   t.equal(inc.rows[0]?.n, 1)
   const outbox = await db.query<{ type: string }>('SELECT type FROM monitor_outbox WHERE check_id = $1', [check.id])
   t.same(outbox.rows.map((r) => r.type), ['incident.opened'], 'the same outbox row a monitor process would write')
+  // Observation ids are remembered 48 h, then pruned by the watch.
+  const [oldId, recentId] = [crypto.randomUUID(), crypto.randomUUID()]
+  await db.query(
+    `INSERT INTO monitor_collector_observations (id, source_id, check_id, outcome, received_at) VALUES
+       ($1, $3, $4, 'applied', now() - interval '49 hours'), ($2, $3, $4, 'applied', now() - interval '47 hours')`, [oldId, recentId, s.id, check.id])
+  await new CollectorWatch(db).step()
+  const kept = await db.query<{ id: string }>('SELECT id FROM monitor_collector_observations WHERE id = ANY($1::uuid[])', [[oldId, recentId]])
+  t.same(kept.rows.map((r) => r.id), [recentId])
 })
