@@ -1,6 +1,6 @@
 // PostgreSQL schema of the API stage.
 import type { MigrationSet } from './db/index.ts'
-import { MONITOR_MIGRATIONS } from '../monitor/index.ts'
+import { COLLECTOR_MIGRATIONS, MONITOR_MIGRATIONS } from '../monitor/index.ts'
 import { PROJECT_MIGRATIONS } from './projects/index.ts'
 import { SERVICES_MIGRATIONS } from './services/migrations.ts'
 import { SSH_MIGRATIONS } from './ssh/migrations.ts'
@@ -92,6 +92,7 @@ export const PG_MIGRATIONS: readonly MigrationSet[] = [
   SSH_MIGRATIONS,
   USAGE_MIGRATIONS,
   MONITOR_MIGRATIONS,
+  COLLECTOR_MIGRATIONS,
   ALERT_MIGRATIONS, NOTIFICATION_MIGRATIONS, WEBHOOK_MIGRATIONS,
   DESKTOP_MIGRATIONS,
 ]

@@ -29,6 +29,9 @@ Usage:
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
   lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
                                                  $XDG_RUNTIME_DIR/lookout; deploy/desktop/README.md)
+  lookout collector --url URL --token TOKEN [--data-dir DIR]
+                                                 run a remote probe agent for an enrolled collector
+                                                 source (outbound HTTP(S) only; --help for options)
   lookout mcp [--read-only | --grant ID] [--socket PATH]
                                                  stdio tool server (MCP) over the running desktop
                                                  service (deploy/mcp/README.md)
@@ -60,6 +63,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./desktop.ts')).desktopCommand(rest)
     case 'mcp':
       return (await import('./mcp/command.ts')).mcpCommand(rest)
+    case 'collector':
+      return (await import('../collector/index.ts')).collectorCommand(rest)
     case undefined:
     case 'help':
     case '--help':

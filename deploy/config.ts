@@ -46,6 +46,10 @@ export interface LookoutConfig {
   secretKey: Buffer | undefined
   /** Directories under which repository resources may name a local git repository. */
   repositoryRoots: string[]
+  /** Collectors: shortest silence after which a collector is offline (its checks unknown, one incident). */
+  collectorSilenceMinMs: number
+  /** Collectors: how often the monitor role looks for silent collectors. */
+  collectorWatchMs: number
   /** LOOKOUT_METRICS_TOKEN: GET /metrics on the API listener, behind this bearer token. */
   metricsToken: string | undefined
   /** LOOKOUT_METRICS_LISTEN (host:port): GET /metrics on a listener of its own, in every role. */
@@ -147,6 +151,8 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     clickhouseCluster: env.LOOKOUT_CLICKHOUSE_CLUSTER || 'lookout',
     secretKey: secretKey(env, 'LOOKOUT_SECRET_KEY'),
     repositoryRoots: (env.LOOKOUT_REPOSITORY_ROOTS ?? '').split(':').filter((d) => d !== '').map((d) => resolve(d)),
+    collectorSilenceMinMs: int(env, 'LOOKOUT_COLLECTOR_SILENCE_MIN_SECONDS', 60, 1, 86_400) * 1000,
+    collectorWatchMs: int(env, 'LOOKOUT_COLLECTOR_WATCH_MS', 5000, 100, 600_000),
     metricsToken: metricsToken(env, 'LOOKOUT_METRICS_TOKEN'),
     metricsListen: listenAddress(env, 'LOOKOUT_METRICS_LISTEN'),
     alerts: configured(() => alertSettings(env)),

@@ -12,7 +12,7 @@ import {
 } from '../api/index.ts'
 import { startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers } from '../api/index.ts'
 import type { DestinationStream } from 'pino'
-import { Monitor } from '../monitor/index.ts'
+import { CollectorWatch, Monitor } from '../monitor/index.ts'
 import type { LookoutConfig } from './config.ts'
 import { ManagedNats } from './nats-server.ts'
 import { acquireDataDir } from './lock.ts'
@@ -160,6 +160,13 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       await monitor.start()
       const m = monitor
       cleanups.push(() => m.stop())
+      // Collectors that stopped reporting: their checks unknown, one incident per source (monitor/collectors/watch.ts).
+      const watch = new CollectorWatch(db, {
+        silenceMinMs: config.collectorSilenceMinMs, everyMs: config.collectorWatchMs,
+        ...(log === null ? {} : { logger: log.child({ role: 'collector-watch' }) }),
+      })
+      watch.start()
+      cleanups.push(() => watch.stop())
       // Alerts, notifications and webhooks go out from durable queues here, beside (never inside) the probe loop.
       const d = startDeliveryWorkers(db, { settings: config.alerts, secretKey: config.secretKey, observer: metrics, ...options.deliveries })
       deliveries = d

@@ -40,3 +40,15 @@ export {
   CheckNotFoundError, RevisionConflictError, IdTakenError, CheckPausedError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS,
 } from './errors.ts'
 export type { MonitorErrorCode, ProbeReason } from './errors.ts'
+export { MinHeap } from './heap.ts'
+export type { HeapItem } from './heap.ts'
+export { phaseOf } from './scheduler.ts'
+export { COLLECTOR_MIGRATIONS } from './collectors/migrations.ts'
+export { sourceOfToken, recordContact, checksTag, checksOfSource } from './collectors/store.ts'
+export type { CollectorSource, CollectorCheck } from './collectors/store.ts'
+export {
+  acceptObservations, OBSERVATION_OUTCOMES, MAX_OBSERVATIONS_PER_PUSH, MAX_OBSERVATION_AGE_MS, FUTURE_TOLERANCE_MS,
+} from './collectors/observations.ts'
+export type { CollectorObservation, ObservationOutcome, PushResult } from './collectors/observations.ts'
+export { CollectorWatch, DEFAULT_SILENCE_MIN_MS, DEFAULT_SILENCE_FACTOR } from './collectors/watch.ts'
+export type { CollectorWatchOptions } from './collectors/watch.ts'

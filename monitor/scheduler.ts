@@ -11,7 +11,7 @@ import { staleAfterMs } from './config.ts'
 import type { CredentialPolicy, CredentialRef } from './credentials.ts'
 import { PROBE_REASONS } from './errors.ts'
 import { MinHeap, type HeapItem } from './heap.ts'
-import { ALL_KINDS, DEFAULT_CONCURRENCY, type Kind } from './kinds.ts'
+import { ALL_KINDS, DEFAULT_CONCURRENCY, SERVED_LOCATIONS, type Kind } from './kinds.ts'
 import {
   changedChecks, checksById, claimChecks, heldChecks, pruneResults, purgeWorkers, registerWorker, releaseLeases, removeWorker, renewWorker, shareOf,
 } from './leases.ts'
@@ -121,11 +121,12 @@ export interface MonitorStats {
   byStatus: Record<string, number>
 }
 
-function phaseOf(id: string, intervalMs: number): number {
+/** A check's offset within its interval, from its id: the same in every process (and on collectors). */
+export function phaseOf(id: string, intervalMs: number): number {
   return parseInt(id.replaceAll('-', '').slice(0, 12), 16) % intervalMs
 }
 
-function stateOf(row: CheckRow): CheckState {
+export function stateOf(row: CheckRow): CheckState {
   return {
     health: row.health,
     healthSince: ms(row.health_since) ?? 0,
@@ -396,6 +397,13 @@ export class Monitor {
 
   /** Takes a row as the truth for configuration; for state only when the revision or lease changed. */
   #adopt(row: CheckRow, now: number): void {
+    // Moved to a location this service does not run (a collector's): not ours to probe.
+    if (!SERVED_LOCATIONS.includes(row.location)) {
+      const gone = this.#entries.get(row.id)
+      if (gone !== undefined && !gone.busy) this.#drop(gone)
+      else if (gone !== undefined) gone.reload = row
+      return
+    }
     let e = this.#entries.get(row.id)
     const fresh = e === undefined
     if (e === undefined) {

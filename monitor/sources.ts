@@ -14,6 +14,12 @@ export interface SourceView {
   token_id: string
   created_at: string
   revoked_at: string | null
+  /** Collectors: when it last called the API, what version it runs, from which address. */
+  last_contact_at: string | null
+  version: string | null
+  address: string | null
+  /** Collectors: since when it is declared offline (silent too long); null while it reports. */
+  offline_since: string | null
 }
 
 interface SourceRow {
@@ -25,10 +31,15 @@ interface SourceRow {
   token_id: string
   created_at: Date
   revoked_at: Date | null
+  last_contact_at?: Date | null
+  version?: string | null
+  address?: string | null
+  offline_since?: Date | null
 }
 
 const view = (r: SourceRow): SourceView => ({
   id: r.id, name: r.name, kind: r.kind, token_id: r.token_id, created_at: iso(r.created_at) as string, revoked_at: iso(r.revoked_at),
+  last_contact_at: iso(r.last_contact_at ?? null), version: r.version ?? null, address: r.address ?? null, offline_since: iso(r.offline_since ?? null),
 })
 
 export async function insertSource(db: Sql, s: { id: string; workspaceId: string; resourceId: string; name: string; kind: SourceKind; tokenId: string }): Promise<SourceView> {

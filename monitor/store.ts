@@ -7,7 +7,7 @@ import type { CheckConfig } from './config.ts'
 import { staleAfterMs } from './config.ts'
 import type { CredentialRef } from './credentials.ts'
 import { CheckNotFoundError, CheckPausedError, RevisionConflictError } from './errors.ts'
-import type { Health, Kind, Location } from './kinds.ts'
+import { SERVED_LOCATIONS, type Health, type Kind, type Location } from './kinds.ts'
 import { CHECK_COLUMNS, iso, ms, type CheckRow } from './rows.ts'
 
 export interface NewCheck {
@@ -106,7 +106,11 @@ async function applyPatch(tx: Sql, row: CheckRow, patch: CheckPatch, now: number
     set(s, 'kind', patch.kind)
     resetStreak = true
   }
-  if (patch.location !== undefined) set(s, 'location', patch.location)
+  if (patch.location !== undefined) {
+    set(s, 'location', patch.location)
+    // A check moved to a collector leaves the monitor process that held it.
+    if (!SERVED_LOCATIONS.includes(patch.location)) set(s, 'lease_owner', null)
+  }
   if (patch.config !== undefined) {
     set(s, 'configuration', JSON.stringify(patch.config.stored))
     set(s, 'interval_ms', patch.config.intervalMs)
@@ -238,7 +242,11 @@ export async function listTransitions(db: Sql, workspaceId: string, resourceId: 
 
 export interface IncidentView {
   id: string
-  check_id: string
+  /** null for a source's incident (kind collector_offline). */
+  check_id: string | null
+  /** check: a check confirmed unhealthy; collector_offline: a collector stopped reporting. */
+  kind: string
+  source_id: string | null
   state: 'open' | 'closed'
   opened_at: string
   open_reason: string
@@ -249,13 +257,13 @@ export interface IncidentView {
 }
 
 export async function listIncidents(db: Sql, workspaceId: string, resourceId: string, limit: number, before: number | null): Promise<{ items: IncidentView[]; more: boolean }> {
-  const r = await db.query<{ id: string; check_id: string; opened_at: Date; open_reason: string; closed_at: Date | null; close_reason: string | null; notified_open: boolean; seq: number }>(
-    `SELECT id, check_id, opened_at, open_reason, closed_at, close_reason, notified_open, seq::float8 AS seq FROM monitor_incidents
+  const r = await db.query<{ id: string; check_id: string | null; kind: string; source_id: string | null; opened_at: Date; open_reason: string; closed_at: Date | null; close_reason: string | null; notified_open: boolean; seq: number }>(
+    `SELECT id, check_id, kind, source_id, opened_at, open_reason, closed_at, close_reason, notified_open, seq::float8 AS seq FROM monitor_incidents
      WHERE workspace_id = $1 AND resource_id = $2 AND ($3::float8 IS NULL OR seq < $3::float8)
      ORDER BY seq DESC LIMIT $4`, [workspaceId, resourceId, before, limit + 1])
   return {
     items: r.rows.slice(0, limit).map((i) => ({
-      id: i.id, check_id: i.check_id, state: i.closed_at === null ? 'open' : 'closed', opened_at: iso(i.opened_at) as string,
+      id: i.id, check_id: i.check_id, kind: i.kind, source_id: i.source_id, state: i.closed_at === null ? 'open' : 'closed', opened_at: iso(i.opened_at) as string,
       open_reason: i.open_reason, closed_at: iso(i.closed_at), close_reason: i.close_reason, notified: i.notified_open, seq: i.seq,
     })),
     more: r.rows.length > limit,

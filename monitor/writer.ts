@@ -91,7 +91,8 @@ function transitionReason(p: PendingResult): string {
   return p.effects.stale ? `no observation for too long: confirmation starts over (${p.outcome.reason})` : p.outcome.reason
 }
 
-async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult>): Promise<void> {
+/** Transitions, incidents and outbox rows of accepted observations (also used for collector observations). */
+export async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult>): Promise<void> {
   const transitions: unknown[] = []
   const opens: unknown[] = []
   const closes: unknown[] = []

@@ -7,6 +7,7 @@ import * as api from '../api/index.ts'
 import * as monitor from '../monitor/index.ts'
 import * as query from '../query/index.ts'
 import * as deploy from '../deploy/index.ts'
+import * as collector from '../collector/index.ts'
 
 function readmes(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -20,7 +21,7 @@ function readmes(dir: string, out: string[] = []): string[] {
 
 const docs = readmes('.').join('\n')
 const catalogues: Record<string, Record<string, string>> = {}
-for (const [stage, mod] of Object.entries({ ingest, query, monitor, api, deploy })) {
+for (const [stage, mod] of Object.entries({ ingest, query, monitor, api, deploy, collector })) {
   for (const [name, value] of Object.entries(mod)) {
     if (name.endsWith('_ERROR_CODES') && value !== null && typeof value === 'object') catalogues[`${stage}.${name}`] = value as Record<string, string>
   }

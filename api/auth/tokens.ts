@@ -6,7 +6,8 @@ import { isScope, type Scope } from '../scopes.ts'
 import { BadRequestError, NotFoundError } from '../errors.ts'
 import { forgetVerifiedToken } from './verified.ts'
 
-export const TOKEN_KINDS = { access: 'access', sender: 'sender', source: 'source' } as const
+// collector: a remote probe agent's credential, accepted only by the /v1/collector routes.
+export const TOKEN_KINDS = { access: 'access', sender: 'sender', source: 'source', collector: 'collector' } as const
 export type TokenKind = (typeof TOKEN_KINDS)[keyof typeof TOKEN_KINDS]
 
 export interface Principal {

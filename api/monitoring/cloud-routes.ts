@@ -122,9 +122,11 @@ export async function cloudMonitoringRoutes(app: FastifyInstance, opts: Monitori
     }
     const id = sourceId ?? crypto.randomUUID()
     if (await sourceExists(db, id)) throw new IdTakenError(id)
-    // The token is shown once, here: a heartbeat sender for exactly this resource.
+    // The token is shown once, here (only its hash is kept). Heartbeat: a heartbeat sender for exactly
+    // this resource. Collector: a credential only the /v1/collector routes accept (collector-routes.ts).
     const { id: tokenId, token } = await createToken(db, {
-      workspaceId: ws, scopes: [SCOPES.monitorHeartbeat], resources: [rid], kind: 'source', name: `monitor source ${b.name}`.trim(),
+      workspaceId: ws, scopes: [SCOPES.monitorHeartbeat], resources: [rid], kind: b.kind === 'collector' ? 'collector' : 'source',
+      name: `${b.kind === 'collector' ? 'collector' : 'monitor source'} ${b.name}`.trim(),
     })
     try {
       const source = await insertSource(db, { id, workspaceId: ws, resourceId: rid, name: b.name, kind: b.kind, tokenId })

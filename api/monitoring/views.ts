@@ -7,11 +7,11 @@ import {
 
 /** Open incidents first (however old), then the most recent closed ones. */
 export async function openIncidents(db: Sql, ws: string, rid: string): Promise<IncidentView[]> {
-  const r = await db.query<{ id: string; check_id: string; opened_at: Date; open_reason: string; notified_open: boolean; seq: number }>(
-    `SELECT id, check_id, opened_at, open_reason, notified_open, seq::float8 AS seq FROM monitor_incidents
+  const r = await db.query<{ id: string; check_id: string | null; kind: string; source_id: string | null; opened_at: Date; open_reason: string; notified_open: boolean; seq: number }>(
+    `SELECT id, check_id, kind, source_id, opened_at, open_reason, notified_open, seq::float8 AS seq FROM monitor_incidents
      WHERE workspace_id = $1 AND resource_id = $2 AND closed_at IS NULL ORDER BY seq DESC LIMIT 500`, [ws, rid])
   return r.rows.map((i) => ({
-    id: i.id, check_id: i.check_id, state: 'open', opened_at: new Date(i.opened_at).toISOString(), open_reason: i.open_reason,
+    id: i.id, check_id: i.check_id, kind: i.kind, source_id: i.source_id, state: 'open', opened_at: new Date(i.opened_at).toISOString(), open_reason: i.open_reason,
     closed_at: null, close_reason: null, notified: i.notified_open, seq: i.seq,
   }))
 }
