@@ -1,7 +1,7 @@
 // Public surface of the api stage: the Fastify app, the PostgreSQL port and
 // its migrations, credentials, and the coded errors.
-export { buildApp } from './app.ts'
-export type { AppOptions } from './app.ts'
+export { buildApp, registeredRoutes } from './app.ts'
+export type { AppOptions, RouteEntry } from './app.ts'
 export { openPglite, openPostgres, migrate } from './db/index.ts'
 export type { Database, ListenHandlers, Sql, SqlResult, MigrationSet, PgMigration } from './db/index.ts'
 export { API_MIGRATIONS, PG_MIGRATIONS } from './migrations.ts'
@@ -60,3 +60,5 @@ export { FORWARD_QUEUE_MAX_BYTES } from './desktop/forward-queue.ts'
 export type { ForwarderOptions } from './desktop/forwarder.ts'
 export { ACT_AS_GRANT_HEADER } from './desktop/act-as.ts'
 export { TOOL_SCHEMAS } from './desktop/tool-schemas.ts'
+export { ROUTE_ACCESS, OWNER_ONLY, accessOf, undecidedRoutes, grantRefusal } from './desktop/route-access.ts'
+export type { Access } from './desktop/route-access.ts'

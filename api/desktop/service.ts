@@ -13,6 +13,8 @@ import { merged, readDesktopSettings, saveDesktopSettings, viewOf, type DesktopS
 export interface LoopbackHandle {
   url: string
   port: number
+  /** Every route the listener serves (method and pattern). */
+  routes: readonly { method: string; url: string }[]
   close(): Promise<void>
 }
 
@@ -177,6 +179,11 @@ export class DesktopService {
     const r = await this.#db.query('SELECT 1 FROM resources WHERE workspace_id = $1 AND id = $2', [workspaceId, resourceId.toLowerCase()])
     if (r.rows.length === 0) throw new NotFoundError(`resource ${resourceId}`)
     throw new PortalOfflineError('no portal connection is configured, so the portal copy of these logs cannot be read (local logs: GET /v1/logs)')
+  }
+
+  /** The routes of the running loopback listener; null while it is not listening. */
+  loopbackRoutes(): readonly { method: string; url: string }[] | null {
+    return this.#loopback?.routes ?? null
   }
 
   /** The service's state: socket, listener, retention, forwarding queue and counters. */

@@ -78,7 +78,8 @@ export class WebhookWorker {
     const now = this.#clock.now()
     await this.#sweep(now)
     const claimed = await this.#claim(now)
-    this.#instance ??= await instanceId(this.#db)
+    // Read each round (not cached): a workspace restore (restore.ts) gives the installation a fresh identity.
+    if (claimed.length > 0) this.#instance = await instanceId(this.#db)
     // One subscription's deliveries go in the order of their events; subscriptions in parallel.
     const bySubscription = new Map<string, Claimed[]>()
     for (const d of claimed) bySubscription.set(d.subscription_id, [...(bySubscription.get(d.subscription_id) ?? []), d])
