@@ -25,6 +25,7 @@ export { setStaff, listStaff, getStaff, STAFF_PERMISSIONS } from './services/sta
 export type { StaffMember, StaffPatch } from './services/staff.ts'
 export { RequestRecorder } from './usage/recorder.ts'
 export { SecretBox } from './ssh/secret-box.ts'
+export { sealedSecretsPresent } from './sealed.ts'
 export { openSshKey } from './ssh/store.ts'
 export { LookoutMetrics, INGEST_ROUTE_LABELS } from './metrics/registry.ts'
 export type { MonitorObserver, DeliveryObserver } from './metrics/registry.ts'

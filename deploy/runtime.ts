@@ -17,6 +17,7 @@ import type { LookoutConfig } from './config.ts'
 import { ManagedNats } from './nats-server.ts'
 import { acquireDataDir } from './lock.ts'
 import { startAdminSocket } from './admin.ts'
+import { withSecretKey } from './secret-key.ts'
 
 export const ROLES = { api: 'api', loader: 'loader', monitor: 'monitor' } as const
 export type Role = (typeof ROLES)[keyof typeof ROLES]
@@ -125,6 +126,8 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       : await openPostgres(config.databaseUrl)
     cleanups.push(() => db.close())
     await migrate(db, PG_MIGRATIONS)
+    // Without LOOKOUT_SECRET_KEY the embedded default seals with a key file of the data directory.
+    config = await withSecretKey(config, db, log)
     const prepared = options.prepare === undefined ? {} : await options.prepare(db)
     if (prepared.config !== undefined) {
       config = { ...config, ...prepared.config }
