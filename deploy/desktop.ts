@@ -4,7 +4,7 @@
 // log retention and forwarding driven by settings (api/desktop/).
 import { parseArgs } from 'node:util'
 import {
-  createWorkspace, DesktopService, type Database, type DesktopServiceOptions, type ForwarderOptions,
+  createWorkspace, DesktopService, localAlertSettings, type Database, type DesktopServiceOptions, type ForwarderOptions,
 } from '../api/index.ts'
 import { enforceSizeCap, migrateLogStore } from '../ingest/index.ts'
 import { loadConfig, type LookoutConfig } from './config.ts'
@@ -48,7 +48,9 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   const paths = desktopPaths(env)
   ensurePrivateDir(paths.runtimeDir)
   ensurePrivateDir(paths.dataDir)
-  const config = loadConfig({ ...env, LOOKOUT_DATA_DIR: paths.dataDir })
+  const loaded = loadConfig({ ...env, LOOKOUT_DATA_DIR: paths.dataDir })
+  // Local alerts stay on this machine: no mail relay or SMS provider, webhooks to loopback only.
+  const config: LookoutConfig = { ...loaded, alerts: localAlertSettings(loaded.alerts) }
   const onError = options.onError ?? ((message: string, err: unknown) => {
     process.stderr.write(`lookout desktop: ${message}: ${(err as Error)?.message ?? String(err)}\n`)
   })
