@@ -11,6 +11,7 @@ import { loadConfig, type LookoutConfig } from './config.ts'
 import { startLookout, type Lookout, type StartOptions } from './runtime.ts'
 import { desktopPaths, ensurePrivateDir, type DesktopPaths } from './desktop/paths.ts'
 import { openLoopback } from './desktop/loopback.ts'
+import { DbusToasts } from './desktop/toasts.ts'
 
 export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from './desktop/paths.ts'
 export type { DesktopPaths } from './desktop/paths.ts'
@@ -55,15 +56,18 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     process.stderr.write(`lookout desktop: ${message}: ${(err as Error)?.message ?? String(err)}\n`)
   })
   let service: DesktopService | undefined
+  // Toasts on the user's session D-Bus, unless the embedder takes them.
+  const dbus = options.deliveries?.onToast === undefined ? new DbusToasts(env) : null
   const lookout = await startLookout(config, {
     logger: options.logger,
-    deliveries: options.deliveries,
+    deliveries: dbus === null ? options.deliveries : { ...options.deliveries, onToast: dbus.sink },
     ownerSocketPath: paths.socketPath,
     listen: false,
     prepare: async (db) => {
       await ensureWorkspace(db)
       const s = await DesktopService.open(db, {
         socketPath: paths.socketPath, forwardQueueBytes: options.forwardQueueBytes, forwarder: options.forwarder, onError,
+        toasts: () => dbus?.status() ?? { delivery: 'the embedding application' },
       })
       service = s
       const { retention_days: days, retention_bytes: bytes } = s.settings

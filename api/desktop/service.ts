@@ -33,6 +33,8 @@ export interface DesktopServiceOptions {
   forwarder?: ForwarderOptions
   /** Where failures outside a request go (the service's logger). */
   onError?: (message: string, err: unknown) => void
+  /** How toasts reach the desktop now (deploy/desktop/toasts.ts), for the status view. */
+  toasts?: () => unknown
 }
 
 export type DesktopPatch = SettingsPatch & { notification_toasts?: boolean }
@@ -200,6 +202,7 @@ export class DesktopService {
         error: this.#loopbackError,
       },
       retention: { days: s.retention_days, bytes: s.retention_bytes },
+      toasts: this.#options.toasts?.() ?? null,
       forwarding: {
         enabled: s.forward_enabled,
         url: s.forward_url === '' ? null : s.forward_url,
