@@ -84,7 +84,7 @@ async function serve(args: string[]): Promise<number> {
   const roles = (values.role ?? ALL_ROLES) as Role[]
   for (const r of roles) if (!(r in ROLES)) throw new UsageError(`unknown role ${r} (api, loader, monitor)`)
   const config = loadConfig()
-  const lookout = await startLookout(config, { roles })
+  const lookout = await startLookout(config, { roles, secretKeyFile: true })
   process.stdout.write(`lookout serving ${roles.join(', ')}${lookout.url ? ` on ${lookout.url}` : ''} (data: ${config.dataDir})\n`)
   await new Promise<void>((resolve) => {
     let stopping = false

@@ -63,6 +63,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     deliveries: dbus === null ? options.deliveries : { ...options.deliveries, onToast: dbus.sink },
     ownerSocketPath: paths.socketPath,
     listen: false,
+    secretKeyFile: true,
     prepare: async (db) => {
       await ensureWorkspace(db)
       const s = await DesktopService.open(db, {

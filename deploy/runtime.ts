@@ -37,6 +37,11 @@ export interface StartOptions {
   ownerSocketPath?: string
   /** Start the HTTP listener on config.host:port (default yes). The desktop service has none: its loopback listener is optional. */
   listen?: boolean
+  /**
+   * Without LOOKOUT_SECRET_KEY, on the embedded database: seal secrets with the data directory's key file,
+   * made on first start (deploy/secret-key.ts). Set by `lookout serve` and `lookout desktop`; library users opt in.
+   */
+  secretKeyFile?: boolean
   /** Called once the database is migrated, before the roles start (the desktop service's settings and hooks). */
   prepare?: (db: Database) => Promise<Prepared>
 }
@@ -126,8 +131,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       : await openPostgres(config.databaseUrl)
     cleanups.push(() => db.close())
     await migrate(db, PG_MIGRATIONS)
-    // Without LOOKOUT_SECRET_KEY the embedded default seals with a key file of the data directory.
-    config = await withSecretKey(config, db, log)
+    if (options.secretKeyFile === true) config = await withSecretKey(config, db, log)
     const prepared = options.prepare === undefined ? {} : await options.prepare(db)
     if (prepared.config !== undefined) {
       config = { ...config, ...prepared.config }

@@ -4,7 +4,7 @@
 // sealed secrets exist stops the start; a configured key wins; a server on
 // PostgreSQL makes no file and keeps refusing secret writes.
 import t from 'tap'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,7 +34,7 @@ async function start(dataDir: string, env: Record<string, string> = {}): Promise
     },
   })
   const config = loadConfig({ LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', ...env })
-  const lookout = await startLookout(config, { roles: ['api'], logger: { level: 'info' }, logStream })
+  const lookout = await startLookout(config, { roles: ['api'], logger: { level: 'info' }, logStream, secretKeyFile: true })
   return { lookout, lines }
 }
 
@@ -169,3 +169,43 @@ t.test('lookout desktop: the same key file in its data directory; the owner stor
     { alias: 'desk', host: '127.0.0.1', username: 'deploy', private_key: privateKey })
   t.equal(put.status, 200, `PUT on the owner socket (${put.status})`)
 })
+
+t.test('`lookout serve` as a user runs it: the key file is made, an SSH key is stored', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lookout-sk-serve-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const env: NodeJS.ProcessEnv = { ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0' }
+  delete env.LOOKOUT_SECRET_KEY
+  delete env.DATABASE_URL
+  const child = spawn(process.execPath, ['deploy/lookout.ts', 'serve', '--role', 'api'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  t.teardown(async () => {
+    if (child.exitCode === null) child.kill('SIGTERM')
+    await exited
+  })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const m = /on (http:\/\/\S+)/.exec(out)
+      if (m !== null) resolve(m[1] as string)
+    })
+    void exited.then(() => reject(new Error(`serve exited: ${out}`)))
+  })
+  t.match(out, /created a random secret key/, 'said once in the log')
+  t.equal(statSync(secretKeyPath(dataDir)).mode & 0o777, 0o600)
+  const ws = await cliOut(env, ['workspace', 'create', 'sk'])
+  const token = await cliOut(env, ['token', 'create', '--workspace', ws, '--scopes', 'resources:write', '--name', 'sk'])
+  const h = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+  const res = await fetch(`${url}/v1/workspaces/${ws}/resources`, { method: 'POST', headers: h, body: JSON.stringify({ external_id: 'sk', name: 'sk' }) })
+  const rid = ((await res.json()) as { id: string }).id
+  const put = await fetch(`${url}/v1/workspaces/${ws}/resources/${rid}/ssh-key`, {
+    method: 'PUT', headers: h, body: JSON.stringify({ alias: 'served', host: '127.0.0.1', username: 'deploy', private_key: privateKey }),
+  })
+  t.equal(put.status, 200, 'PUT ssh-key on a fresh `lookout serve` with no key configured')
+})
+
+function cliOut(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['deploy/lookout.ts', ...args], { env }, (err, stdout) => (err === null ? resolve(stdout.trim()) : reject(err)))
+  })
+}
