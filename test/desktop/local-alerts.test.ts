@@ -7,7 +7,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { startTestDesktop } from './desktop-helpers.ts'
-import { startHttpReceiver, startSmtpReceiver, waitFor } from '../alerts/receivers.ts'
+import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor } from '../alerts/receivers.ts'
 
 const http = await startHttpReceiver()
 const smtp = await startSmtpReceiver()
@@ -99,4 +99,39 @@ t.test('destinations of other channels already in the store are never delivered 
   t.equal(sms.body.error.code, 'LOOKOUT_ALERT_CHANNEL_UNAVAILABLE')
   t.equal(http.on('/planted-slack').length + http.on('/planted-discord').length + http.on('/sms').length, 0, 'no request left for them')
   t.equal(smtp.mails.length, 0, 'no mail')
+})
+
+t.test('nothing of an incident is uploaded: with forwarding on, only log batches reach the cloud', async (t) => {
+  // A stand-in cloud on loopback that records every request the service makes to it.
+  const cloudWs = randomUUID()
+  const cloudRid = randomUUID()
+  const json = (body: unknown) => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  http.handle(`/v1/workspaces/${cloudWs}/resources`, async () => json({ items: [{ id: cloudRid }], next_cursor: null }))
+  http.handle(`/v1/workspaces/${cloudWs}/resources/${cloudRid}/logs`, async () => json({ accepted: 1 }))
+  const rev = (await td.owner('GET', '/v1/settings')).body.revision
+  const on = await td.owner('PATCH', '/v1/settings', {
+    revision: rev, forward_enabled: true, forward_url: http.url, forward_workspace_id: cloudWs, forward_token: 'cloud-token-0123456789',
+  })
+  t.equal(on.status, 200)
+  const watched = await td.resource('uploaded-or-not')
+  const port = await closedPort()
+  const check = await td.owner('POST', `/v1/workspaces/${td.workspaceId}/resources/${watched}/monitoring`, {
+    name: 'secret-check-name', kind: 'tcp', configuration: { host: '127.0.0.1', port, interval_seconds: 1, timeout_seconds: 1 },
+  })
+  t.equal(check.status, 200)
+  const incident = await waitFor(async () => (await td.owner('GET', '/v1/notifications?limit=50')).body.items
+    .find((n: { kind: string; resource_id: string }) => n.kind === 'incident.opened' && n.resource_id === watched), 'the incident notification', 60_000)
+  const logged = await td.owner('POST', '/v1/logs', { resource_id: watched, events: [{ id: 'fwd-1', timestamp: new Date().toISOString(), severity: 'error', message: 'a log line' }] })
+  t.equal(logged.status, 200)
+  await waitFor(() => (http.on(`/v1/workspaces/${cloudWs}/resources/${cloudRid}/logs`).length > 0 ? true : undefined), 'the forwarded log batch', 60_000)
+  const toCloud = http.requests.filter((r) => r.path.startsWith(`/v1/workspaces/${cloudWs}`))
+  t.ok(toCloud.length >= 2, `${toCloud.length} requests reached the cloud`)
+  for (const r of toCloud) {
+    t.ok([`GET /v1/workspaces/${cloudWs}/resources`, `POST /v1/workspaces/${cloudWs}/resources/${cloudRid}/logs`].includes(`${r.method} ${r.path}`),
+      `${r.method} ${r.path}: a resource lookup or a log batch`)
+    for (const leak of [incident.id, incident.incident_id, 'secret-check-name', 'incident']) {
+      t.notOk(r.raw.includes(String(leak)), `${r.method} ${r.path} carries nothing of the incident (${leak})`)
+    }
+  }
+  t.match(http.on(`/v1/workspaces/${cloudWs}/resources/${cloudRid}/logs`)[0]?.raw, /a log line/, 'the log line itself is forwarded')
 })
