@@ -6,8 +6,8 @@
 // so a failure loses the toast, never the inbox entry. Without a session bus
 // the inbox is the record and the status says so.
 import { execFile } from 'node:child_process'
-import { existsSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { accessSync, constants, existsSync, statSync } from 'node:fs'
+import { delimiter, isAbsolute, join } from 'node:path'
 import { ToastNotShown, type Toast, type ToastSink } from '../../api/index.ts'
 
 export const NOTIFY_SEND = 'notify-send'
@@ -36,6 +36,19 @@ export function sessionBus(env: NodeJS.ProcessEnv): string | null {
   }
 }
 
+/** Whether the command can be run: an executable on PATH (or the path itself). */
+function installed(command: string, env: NodeJS.ProcessEnv): boolean {
+  const candidates = isAbsolute(command) ? [command] : (env.PATH ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, command))
+  return candidates.some((c) => {
+    try {
+      accessSync(c, constants.X_OK)
+      return statSync(c).isFile()
+    } catch {
+      return false
+    }
+  })
+}
+
 const URGENCY: Record<string, string> = { critical: 'critical', error: 'critical', warning: 'normal', info: 'low', debug: 'low' }
 
 /** Notification servers may read a body as simple markup: show it as text. */
@@ -58,7 +71,8 @@ export class DbusToasts {
   status(): ToastStatus {
     const bus = sessionBus(this.#env)
     return {
-      delivery: bus === null ? 'unavailable: no session bus' : 'dbus',
+      delivery: bus === null ? 'unavailable: no session bus'
+        : installed(this.#command, this.#env) ? 'dbus' : `unavailable: ${this.#command} is not installed (Debian: libnotify-bin)`,
       bus, shown: this.#shown, failed: this.#failed, last_error: this.#lastError,
     }
   }
@@ -66,6 +80,7 @@ export class DbusToasts {
   readonly sink: ToastSink = async (toast: Toast) => {
     const bus = sessionBus(this.#env)
     if (bus === null) throw new ToastNotShown('unavailable', 'no session bus: the toast is in the inbox only')
+    if (!installed(this.#command, this.#env)) throw new ToastNotShown('unavailable', `${this.#command} is not installed: the toast is in the inbox only`)
     const args = [
       '--app-name=Lookout',
       `--urgency=${URGENCY[toast.severity] ?? 'normal'}`,

@@ -7,6 +7,8 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
+import { randomUUID } from 'node:crypto'
+import { DbusToasts } from '../../deploy/desktop/toasts.ts'
 import { startTestDesktop, type TestDesktop } from './desktop-helpers.ts'
 import { closedPort, waitFor } from '../alerts/receivers.ts'
 
@@ -80,6 +82,20 @@ t.test('notification_toasts off: nothing on the bus, the inbox keeps the entry',
   t.equal(await waitFor(() => toastState(td, item.id), 'claimed'), 'disabled')
   t.equal(calls.length, before, 'no Notify call')
   t.equal((await td.owner('GET', `/v1/notifications?notification_id=${item.id}`)).body.items[0]?.state, 'unread', 'in the inbox, unread')
+})
+
+t.test('the sink on its own: the body is sent as text; a missing notify-send is reported, not run', async (t) => {
+  const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address }
+  const sink = new DbusToasts(env)
+  const id = randomUUID()
+  await sink.sink({ id, workspace_id: randomUUID(), title: 'markup <b>title</b>', body: 'a <a href="x">link</a> & more', severity: 'info', notification: {} as never })
+  const call = await waitFor(() => calls.find((c) => c.hints['x-lookout-notification-id'] === id), 'the Notify call')
+  t.equal(call.body, 'a &lt;a href="x"&gt;link&lt;/a&gt; &amp; more', 'the body is escaped: a server reading markup shows it as text')
+  t.equal(call.hints.urgency, 0, 'info is a low-urgency notification')
+  const missing = new DbusToasts(env, 'no-such-notify-send')
+  t.match(missing.status(), { delivery: 'unavailable: no-such-notify-send is not installed (Debian: libnotify-bin)' })
+  await t.rejects(async () => missing.sink({ id: randomUUID(), workspace_id: randomUUID(), title: 't', body: 'b', severity: 'info', notification: {} as never }),
+    { state: 'unavailable', message: /not installed/ }, 'refused as not shown, nothing run')
 })
 
 t.test('no session bus: the status says so and the inbox is the record', async (t) => {
