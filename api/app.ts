@@ -33,6 +33,7 @@ import { webhookRoutes } from './webhooks/routes.ts'
 import { desktopRoutes } from './desktop/routes.ts'
 import { grantRoutes } from './desktop/grants.ts'
 import { loopbackGuard } from './desktop/loopback.ts'
+import { grantAccess } from './desktop/access-plugin.ts'
 import type { DesktopService } from './desktop/service.ts'
 import { requestUsage } from './usage/plugin.ts'
 import type { RecorderOptions } from './usage/recorder.ts'
@@ -90,6 +91,17 @@ export interface AppOptions {
   loopback?: boolean
 }
 
+export interface RouteEntry {
+  method: string
+  url: string
+}
+const ROUTES = new WeakMap<FastifyInstance, readonly RouteEntry[]>()
+
+/** The routes an app built by buildApp registered (method and pattern, HEAD included). */
+export function registeredRoutes(app: FastifyInstance): readonly RouteEntry[] {
+  return ROUTES.get(app) ?? []
+}
+
 // Bodies are judged strictly (no coercion); query strings and paths are text, so coerce.
 const bodyAjv = createAjv()
 const queryAjv = createAjv({ coerceTypes: 'array' })
@@ -123,6 +135,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)
   })
+  // Every route of this app, HEAD included (the desktop route-access test walks them).
+  const routes: RouteEntry[] = []
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url })
+  })
+  ROUTES.set(app, routes)
   // Before anything: the loopback listener's edge refuses browsers, chunked bodies and requests without a token.
   let tokens = opts.tokens
   if (tokens === undefined) {
@@ -136,6 +154,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const readiness = new Readiness(opts.readiness ?? [])
   await app.register(operations, { version: opts.version ?? '0.0.0', readiness, metrics: opts.metrics, metricsToken: opts.metricsToken })
   await app.register(auth, { db: opts.db, tokens, ownerPrincipal: opts.ownerPrincipal })
+  // The desktop service: every grant (token on the listener, act-as on the socket) meets the route-access table.
+  if (opts.loopback === true || opts.desktop !== undefined) await app.register(grantAccess, { loopback: opts.loopback === true })
   const cursors = new CursorCodec(await serverSecret(opts.db, 'cursor'))
   // Before the routes: its onResponse hook counts every request.
   await app.register(requestUsage, { db: opts.db, cursors, recorder: opts.recorder })

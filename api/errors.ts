@@ -70,6 +70,8 @@ export const AlertVerificationLimitedError = createError<'LOOKOUT_ALERT_VERIFICA
   'LOOKOUT_ALERT_VERIFICATION_LIMITED', 'Too many verification codes requested: %s', 429)
 export const AlertChannelUnavailableError = createError<'LOOKOUT_ALERT_CHANNEL_UNAVAILABLE', 503, [string]>(
   'LOOKOUT_ALERT_CHANNEL_UNAVAILABLE', 'The %s channel is not configured on this server', 503)
+export const AlertLocalOnlyError = createError<'LOOKOUT_ALERT_LOCAL_ONLY', 400, [string]>(
+  'LOOKOUT_ALERT_LOCAL_ONLY', 'Local alerts never leave this machine: %s', 400)
 export const AlertIncidentClosedError = createError<'LOOKOUT_ALERT_INCIDENT_CLOSED', 409, []>(
   'LOOKOUT_ALERT_INCIDENT_CLOSED', 'The incident is already closed', 409)
 export const PortalOfflineError = createError<'LOOKOUT_PORTAL_OFFLINE', 503, [string]>(
@@ -136,6 +138,7 @@ export const API_ERROR_CODES = {
   LOOKOUT_ALERT_CODE_INVALID: 'alerts: the verification code is wrong (422 item type on values.code; the attempt is counted)',
   LOOKOUT_ALERT_VERIFICATION_LIMITED: 'alerts: more than five codes requested for one destination within an hour (429 with Retry-After)',
   LOOKOUT_ALERT_CHANNEL_UNAVAILABLE: 'alerts: email or SMS is not configured (LOOKOUT_SMTP_URL, LOOKOUT_SMS_URL) so no code or alert can be sent (503)',
+  LOOKOUT_ALERT_LOCAL_ONLY: 'alerts on the desktop service: email, SMS, Slack and Discord destinations are refused, and webhook destinations must be loopback addresses; local alerts never leave the machine (400)',
   LOOKOUT_ALERT_INCIDENT_CLOSED: 'alerts: the incident to acknowledge is already closed (409)',
   LOOKOUT_PORTAL_OFFLINE: 'notifications: a portal-backed read or refresh cannot reach the portal; local results are never substituted (503)',
   LOOKOUT_WEBHOOK_STALE_GENERATION: 'webhooks: the observed generation is not the subscription\'s current one; nothing changed (409)',

@@ -11,6 +11,8 @@ case "$mode" in start|test|bench) ;; *) echo "usage: bootstrap.sh start|test|ben
 # Debian packages: nats-server always; the servers the probe tests start, and git, for tests.
 pkgs=(nats-server)
 if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git); fi
+# Desktop tests: a private session bus and notify-send (toasts), the test's notification server (python3-dbus, python3-gi), ssh-keygen.
+if [ "$mode" = test ]; then pkgs+=(dbus libnotify-bin python3-dbus python3-gi openssh-client); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

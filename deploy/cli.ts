@@ -23,8 +23,10 @@ Usage:
   lookout token list [--workspace WS]            list tokens (never the secrets)
   lookout staff set --workspace WS --staff ID [--name NAME] [--active true|false]
                     [--services true|false] [--time true|false] [--request-history true|false]
+                    [--agent true|false]
                                                  create or change a staff member (live permissions
-                                                 of tokens created with --staff ID)
+                                                 of tokens created with --staff ID; --agent: an agent
+                                                 profile, kind droid in assignment webhooks)
   lookout staff list [--workspace WS]
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
   lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
@@ -89,7 +91,7 @@ async function serve(args: string[]): Promise<number> {
   const roles = (values.role ?? ALL_ROLES) as Role[]
   for (const r of roles) if (!(r in ROLES)) throw new UsageError(`unknown role ${r} (api, loader, monitor)`)
   const config = loadConfig()
-  const lookout = await startLookout(config, { roles })
+  const lookout = await startLookout(config, { roles, secretKeyFile: true })
   process.stdout.write(`lookout serving ${roles.join(', ')}${lookout.url ? ` on ${lookout.url}` : ''} (data: ${config.dataDir})\n`)
   await new Promise<void>((resolve) => {
     let stopping = false
@@ -209,7 +211,7 @@ async function staff(config: LookoutConfig, verb: string | undefined, args: stri
       args,
       options: {
         workspace: { type: 'string' }, staff: { type: 'string' }, name: { type: 'string' }, active: { type: 'string' },
-        services: { type: 'string' }, time: { type: 'string' }, 'request-history': { type: 'string' },
+        services: { type: 'string' }, time: { type: 'string' }, 'request-history': { type: 'string' }, agent: { type: 'string' },
       },
     })
     if (values.workspace === undefined || values.staff === undefined) throw new UsageError('staff set needs --workspace and --staff')
@@ -221,6 +223,7 @@ async function staff(config: LookoutConfig, verb: string | undefined, args: stri
       can_manage_services: flag('services', values.services),
       can_log_time: flag('time', values.time),
       can_read_request_history: flag('request-history', values['request-history']),
+      agent: flag('agent', values.agent),
     }
     const s = await run(config, () => callAdmin(config.dataDir, 'POST', '/admin/staff', req), (o) => o.setStaff(req))
     process.stdout.write(JSON.stringify(s) + '\n')

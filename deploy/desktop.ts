@@ -4,13 +4,14 @@
 // log retention and forwarding driven by settings (api/desktop/).
 import { parseArgs } from 'node:util'
 import {
-  createWorkspace, DesktopService, type Database, type DesktopServiceOptions, type ForwarderOptions,
+  createWorkspace, DesktopService, localAlertSettings, type Database, type DesktopServiceOptions, type ForwarderOptions,
 } from '../api/index.ts'
 import { enforceSizeCap, migrateLogStore } from '../ingest/index.ts'
 import { loadConfig, type LookoutConfig } from './config.ts'
 import { startLookout, type Lookout, type StartOptions } from './runtime.ts'
 import { desktopPaths, ensurePrivateDir, type DesktopPaths } from './desktop/paths.ts'
 import { openLoopback } from './desktop/loopback.ts'
+import { DbusToasts } from './desktop/toasts.ts'
 
 export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from './desktop/paths.ts'
 export type { DesktopPaths } from './desktop/paths.ts'
@@ -48,20 +49,26 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   const paths = desktopPaths(env)
   ensurePrivateDir(paths.runtimeDir)
   ensurePrivateDir(paths.dataDir)
-  const config = loadConfig({ ...env, LOOKOUT_DATA_DIR: paths.dataDir })
+  const loaded = loadConfig({ ...env, LOOKOUT_DATA_DIR: paths.dataDir })
+  // Local alerts stay on this machine: no mail relay or SMS provider, webhooks to loopback only.
+  const config: LookoutConfig = { ...loaded, alerts: localAlertSettings(loaded.alerts) }
   const onError = options.onError ?? ((message: string, err: unknown) => {
     process.stderr.write(`lookout desktop: ${message}: ${(err as Error)?.message ?? String(err)}\n`)
   })
   let service: DesktopService | undefined
+  // Toasts on the user's session D-Bus, unless the embedder takes them.
+  const dbus = options.deliveries?.onToast === undefined ? new DbusToasts(env) : null
   const lookout = await startLookout(config, {
     logger: options.logger,
-    deliveries: options.deliveries,
+    deliveries: dbus === null ? options.deliveries : { ...options.deliveries, onToast: dbus.sink },
     ownerSocketPath: paths.socketPath,
     listen: false,
+    secretKeyFile: true,
     prepare: async (db) => {
       await ensureWorkspace(db)
       const s = await DesktopService.open(db, {
         socketPath: paths.socketPath, forwardQueueBytes: options.forwardQueueBytes, forwarder: options.forwarder, onError,
+        toasts: () => dbus?.status() ?? { delivery: 'the embedding application' },
       })
       service = s
       const { retention_days: days, retention_bytes: bytes } = s.settings

@@ -17,6 +17,7 @@ import type { LookoutConfig } from './config.ts'
 import { ManagedNats } from './nats-server.ts'
 import { acquireDataDir } from './lock.ts'
 import { startAdminSocket } from './admin.ts'
+import { withSecretKey } from './secret-key.ts'
 
 export const ROLES = { api: 'api', loader: 'loader', monitor: 'monitor' } as const
 export type Role = (typeof ROLES)[keyof typeof ROLES]
@@ -36,6 +37,11 @@ export interface StartOptions {
   ownerSocketPath?: string
   /** Start the HTTP listener on config.host:port (default yes). The desktop service has none: its loopback listener is optional. */
   listen?: boolean
+  /**
+   * Without LOOKOUT_SECRET_KEY, on the embedded database: seal secrets with the data directory's key file,
+   * made on first start (deploy/secret-key.ts). Set by `lookout serve` and `lookout desktop`; library users opt in.
+   */
+  secretKeyFile?: boolean
   /** Called once the database is migrated, before the roles start (the desktop service's settings and hooks). */
   prepare?: (db: Database) => Promise<Prepared>
 }
@@ -125,6 +131,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       : await openPostgres(config.databaseUrl)
     cleanups.push(() => db.close())
     await migrate(db, PG_MIGRATIONS)
+    if (options.secretKeyFile === true) config = await withSecretKey(config, db, log)
     const prepared = options.prepare === undefined ? {} : await options.prepare(db)
     if (prepared.config !== undefined) {
       config = { ...config, ...prepared.config }

@@ -1,7 +1,7 @@
 // Alert channels: what a valid address is for each, and how an address is
 // shown back (never in full: Slack and Discord URLs carry their token, a
 // webhook URL may carry credentials, phone numbers and mail are personal).
-import { alertPolicy } from '../outbound/address.ts'
+import { alertPolicy, LOCAL_ALERT_POLICY } from '../outbound/address.ts'
 import { literalRefused } from '../outbound/dispatcher.ts'
 
 export const CHANNELS = ['email', 'sms', 'webhook', 'slack', 'discord'] as const
@@ -52,6 +52,26 @@ export function addressProblem(channel: Channel, address: string, allowPrivate: 
       return literalRefused(address, alertPolicy(allowPrivate))
     }
   }
+}
+
+/**
+ * Why a destination cannot be saved on the desktop service, or null: local
+ * alerts never produce email or SMS, never go to a hosted service (Slack,
+ * Discord), and a webhook must stay on this machine (a loopback address; a
+ * name is checked again, resolved, at every delivery).
+ */
+export function localProblem(channel: Channel, address: string): string | null {
+  if (channel === 'email' || channel === 'sms') return `the desktop service never sends ${channel === 'email' ? 'email' : 'SMS'} alerts; use the inbox and desktop toasts, or a webhook on this machine`
+  if (channel !== 'webhook') return `the desktop service does not send alerts to ${channel}; use a webhook on this machine (a loopback address)`
+  const refused = literalRefused(address, LOCAL_ALERT_POLICY)
+  if (refused !== null) return `a webhook destination must be on this machine (a loopback address): ${refused}`
+  const u = parseHttpUrl(address)
+  if (typeof u === 'string') return null // the ordinary check reports it
+  return u.hostname === 'localhost' || literalHost(u.hostname) ? null : 'a webhook destination must be on this machine: name it by a loopback address (127.0.0.1, [::1]) or localhost'
+}
+
+function literalHost(host: string): boolean {
+  return /^\d+\.\d+\.\d+\.\d+$/.test(host) || host.startsWith('[')
 }
 
 /** A recognisable, partial form of an address. */

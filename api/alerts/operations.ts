@@ -12,11 +12,11 @@ import type { Database, Sql } from '../db/index.ts'
 import { RequestInvalid } from '../edge/error-handler.ts'
 import { detail, toDetails, type DetailItem } from '../edge/validation.ts'
 import {
-  AlertAlreadyVerifiedError, AlertChannelUnavailableError, AlertCodeExpiredError, AlertCodeLockedError, AlertIncidentClosedError,
+  AlertAlreadyVerifiedError, AlertChannelUnavailableError, AlertCodeExpiredError, AlertCodeLockedError, AlertIncidentClosedError, AlertLocalOnlyError,
   AlertNotVerifiedError, AlertOperationConflictError, AlertStaleRevisionError, AlertVerificationLimitedError, ConflictError, NotFoundError,
 } from '../errors.ts'
 import { contentHash } from '../services/idempotency.ts'
-import { addressProblem, CHANNELS, type Channel } from './channels.ts'
+import { addressProblem, CHANNELS, localProblem, type Channel } from './channels.ts'
 import { cancelQueued, queueDelivery } from './deliveries.ts'
 import { CODE_ATTEMPTS, destinationView, lockDestination, type DestinationRow } from './destinations.ts'
 import { ALERT_EVENT_TYPES, testMessage, verificationMessage, type ResourceInfo } from './messages.ts'
@@ -82,6 +82,10 @@ async function saveDestination(ctx: OperationCtx, v: AlertValues): Promise<Outco
   if (existing === undefined && (v.revision ?? 0) !== 0) throw new NotFoundError('alert destination')
   const channel = v.channel ?? existing?.channel
   const address = v.address ?? existing?.address
+  if (ctx.settings.local === true && channel != null && address != null) {
+    const local = localProblem(channel, address)
+    if (local !== null) throw new AlertLocalOnlyError(local)
+  }
   const problems: DetailItem[] = []
   if (channel == null) problems.push(missing('channel'))
   if (address == null) problems.push(missing('address'))

@@ -22,8 +22,8 @@ export interface AlertRoutesOptions {
 }
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id/alerts'
-const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead } } as const
-const WRITE = { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } } as const
+// On the desktop service (local settings) these routes speak its contract ({error:{message, code}}).
+const config = (contract: 'cloud' | 'desktop', scope: typeof SCOPES.monitorRead | typeof SCOPES.resourcesWrite) => ({ auth: { contract, scope } }) as const
 /** Operations that queue a delivery: the sender is woken at once. */
 const SENDS = new Set<Operation>(['test', 'request_verification'])
 
@@ -73,8 +73,10 @@ async function openIncidents(db: Sql, ws: string, rid: string) {
 export async function alertRoutes(app: FastifyInstance, opts: AlertRoutesOptions): Promise<void> {
   const { db } = opts
   const settings = opts.settings ?? DEFAULT_ALERT_SETTINGS
+  const local = settings.local === true
+  const contract = local ? 'desktop' : 'cloud'
 
-  app.get(P, { config: READ, schema: { params: RESOURCE_PARAMS } }, async (req) => {
+  app.get(P, { config: config(contract, SCOPES.monitorRead), schema: { params: RESOURCE_PARAMS } }, async (req) => {
     const { ws, rid, actor } = await target(db, req)
     const now = Date.now()
     return {
@@ -84,11 +86,11 @@ export async function alertRoutes(app: FastifyInstance, opts: AlertRoutesOptions
       destinations: (await listDestinations(db, ws, actor)).map((d) => destinationView(d, actor, now)),
       subscription: await getSubscription(db, ws, rid, actor),
       incidents: await openIncidents(db, ws, rid),
-      channels: { email: settings.smtpUrl !== undefined, sms: settings.smsUrl !== undefined, webhook: true, slack: true, discord: true },
+      channels: { email: settings.smtpUrl !== undefined, sms: settings.smsUrl !== undefined, webhook: true, slack: !local, discord: !local },
     }
   })
 
-  app.post(P, { config: WRITE, schema: { params: RESOURCE_PARAMS, body: ALERT_CHANGE } }, async (req, reply) => {
+  app.post(P, { config: config(contract, SCOPES.resourcesWrite), schema: { params: RESOURCE_PARAMS, body: ALERT_CHANGE } }, async (req, reply) => {
     const { ws, rid, resource, actor } = await target(db, req)
     const b = req.body as { operation: Operation; values: AlertValues }
     const out = await runOperation(db, { ws, rid, resource, actor, now: Date.now(), settings }, b.operation, b.values)

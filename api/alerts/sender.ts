@@ -10,7 +10,7 @@ import pRetry from 'p-retry'
 import { Agent, type Dispatcher } from 'undici'
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { Database } from '../db/index.ts'
-import { alertPolicy } from '../outbound/address.ts'
+import { alertPolicyOf } from '../outbound/address.ts'
 import { safeAgent, type Resolver } from '../outbound/dispatcher.ts'
 import { metricOutcome, OUTCOMES, postJson, type AttemptResult } from '../outbound/http.ts'
 import type { DeliveryObserver } from '../metrics/registry.ts'
@@ -74,7 +74,7 @@ export class AlertSender {
     this.#opts = { batch: 20, leaseMs: 120_000, ...opts }
     this.#now = opts.now ?? Date.now
     const timeoutMs = opts.timeoutMs ?? 10_000
-    this.#agent = safeAgent(alertPolicy(settings.allowPrivate), { resolver: opts.resolver, timeoutMs })
+    this.#agent = safeAgent(alertPolicyOf(settings), { resolver: opts.resolver, timeoutMs })
     // The SMS provider is the operator's own configuration, not a user-chosen address.
     this.#providerAgent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
     this.#mail = settings.smtpUrl === undefined ? null : nodemailer.createTransport({
@@ -181,7 +181,11 @@ export class AlertSender {
 
   async #send(d: Claimed): Promise<AttemptResult> {
     const m = d.message
-    const policy = alertPolicy(this.#settings.allowPrivate)
+    const policy = alertPolicyOf(this.#settings)
+    // Desktop service: nothing but a webhook on this machine, whatever was saved before (a data directory once served by `lookout serve`).
+    if (this.#settings.local === true && d.channel !== 'webhook') {
+      return { outcome: OUTCOMES.failed, status: null, error: `refused: local alerts never leave this machine (${d.channel})`, retryAfterMs: null, durationMs: 0 }
+    }
     switch (d.channel) {
       case 'webhook':
         return postJson(this.#agent, d.address, JSON.stringify(m.event), {

@@ -13,10 +13,21 @@ export interface AlertSettings {
   smsUrl: string | undefined
   /** LOOKOUT_SMS_TOKEN: sent as a bearer token to the SMS provider, when set. */
   smsToken: string | undefined
+  /** The desktop service: alerts stay on this machine (no email, SMS, Slack, Discord; webhooks to loopback only). */
+  local?: boolean
 }
 
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
   allowPrivate: false, smtpUrl: undefined, smtpFrom: 'lookout@localhost', smsUrl: undefined, smsToken: undefined,
+}
+
+/**
+ * The desktop service's alert settings: local alerts never produce email or SMS
+ * and are never uploaded (local-desktop-api.md), so no mail relay or SMS
+ * provider is kept even when the environment names one.
+ */
+export function localAlertSettings(s: AlertSettings): AlertSettings {
+  return { ...s, local: true, smtpUrl: undefined, smsUrl: undefined, smsToken: undefined }
 }
 
 type Env = Record<string, string | undefined>

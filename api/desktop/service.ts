@@ -13,6 +13,8 @@ import { merged, readDesktopSettings, saveDesktopSettings, viewOf, type DesktopS
 export interface LoopbackHandle {
   url: string
   port: number
+  /** Every route the listener serves (method and pattern). */
+  routes: readonly { method: string; url: string }[]
   close(): Promise<void>
 }
 
@@ -31,6 +33,8 @@ export interface DesktopServiceOptions {
   forwarder?: ForwarderOptions
   /** Where failures outside a request go (the service's logger). */
   onError?: (message: string, err: unknown) => void
+  /** How toasts reach the desktop now (deploy/desktop/toasts.ts), for the status view. */
+  toasts?: () => unknown
 }
 
 export type DesktopPatch = SettingsPatch & { notification_toasts?: boolean }
@@ -179,6 +183,11 @@ export class DesktopService {
     throw new PortalOfflineError('no portal connection is configured, so the portal copy of these logs cannot be read (local logs: GET /v1/logs)')
   }
 
+  /** The routes of the running loopback listener; null while it is not listening. */
+  loopbackRoutes(): readonly { method: string; url: string }[] | null {
+    return this.#loopback?.routes ?? null
+  }
+
   /** The service's state: socket, listener, retention, forwarding queue and counters. */
   async status() {
     const s = this.#settings
@@ -193,6 +202,7 @@ export class DesktopService {
         error: this.#loopbackError,
       },
       retention: { days: s.retention_days, bytes: s.retention_bytes },
+      toasts: this.#options.toasts?.() ?? null,
       forwarding: {
         enabled: s.forward_enabled,
         url: s.forward_url === '' ? null : s.forward_url,

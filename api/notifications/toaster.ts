@@ -23,6 +23,16 @@ export const stdoutToasts: ToastSink = (t) => {
   process.stdout.write(`${JSON.stringify({ toast: { id: t.id, workspace_id: t.workspace_id, severity: t.severity, title: t.title, body: t.body } })}\n`)
 }
 
+/** A sink's way to say it could not show the toast for a known reason (no session bus): recorded as that state, not as a failure. */
+export class ToastNotShown extends Error {
+  readonly state: string
+
+  constructor(state: string, message: string) {
+    super(message)
+    this.state = state
+  }
+}
+
 export const STALE_TOAST_MS = 3_600_000
 
 export interface ToasterOptions {
@@ -66,7 +76,10 @@ export class Toaster {
         await this.#sink({ id: row.id, workspace_id: row.workspace_id, title: row.title, body: row.body, severity: row.severity, notification: toView(row) })
         shown++
       } catch (err) {
-        this.#onError(err)
+        // Claimed already, so never retried: the toast is lost, the inbox entry stays; the state says so.
+        const state = err instanceof ToastNotShown ? err.state : 'failed'
+        await this.#db.query('UPDATE notifications SET toast_state = $2 WHERE id = $1', [row.id, state])
+        if (!(err instanceof ToastNotShown)) this.#onError(err)
       }
     }
     return shown

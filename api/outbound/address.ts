@@ -106,6 +106,17 @@ export function alertPolicy(allowPrivate: boolean): OutboundPolicy {
   return { name: allowPrivate ? 'alert destinations (private allowed)' : 'alert destinations', allowed }
 }
 
+/** Local alerts (desktop service): this machine only, so loopback addresses only. */
+export const LOCAL_ALERT_POLICY: OutboundPolicy = {
+  name: 'local alert destinations',
+  allowed: new Set<AddressClass>([ADDRESS_CLASSES.loopback]),
+}
+
+/** The policy alert deliveries of these settings go out under. */
+export function alertPolicyOf(settings: { allowPrivate: boolean; local?: boolean }): OutboundPolicy {
+  return settings.local === true ? LOCAL_ALERT_POLICY : alertPolicy(settings.allowPrivate)
+}
+
 /** Assignment webhooks: loopback and private networks only; everything else, public included, is refused. */
 export const WEBHOOK_POLICY: OutboundPolicy = {
   name: 'assignment webhooks',

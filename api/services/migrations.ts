@@ -90,5 +90,11 @@ export const SERVICES_MIGRATIONS: MigrationSet = {
         CREATE INDEX resource_services_service ON resource_services (service_id);
       `,
     },
+    {
+      version: 2,
+      name: 'agent profiles',
+      // A profile (staff id) that is an agent: assignment webhooks name its kind droid.
+      sql: 'ALTER TABLE staff_members ADD COLUMN agent boolean NOT NULL DEFAULT false',
+    },
   ],
 }

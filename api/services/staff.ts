@@ -28,6 +28,8 @@ export interface StaffMember {
   can_manage_services: boolean
   can_log_time: boolean
   can_read_request_history: boolean
+  /** An agent profile: assignment webhooks name its kind droid. */
+  agent: boolean
   created_at: string
   updated_at: string
 }
@@ -38,6 +40,7 @@ export interface StaffPatch {
   can_manage_services?: boolean
   can_log_time?: boolean
   can_read_request_history?: boolean
+  agent?: boolean
 }
 
 interface Row extends Omit<StaffMember, 'created_at' | 'updated_at'> {
@@ -49,7 +52,7 @@ function toStaff(r: Row): StaffMember {
   return { ...r, created_at: new Date(r.created_at).toISOString(), updated_at: new Date(r.updated_at).toISOString() }
 }
 
-const FLAGS = ['active', 'can_manage_services', 'can_log_time', 'can_read_request_history'] as const
+const FLAGS = ['active', 'can_manage_services', 'can_log_time', 'can_read_request_history', 'agent'] as const
 
 function checkId(workspaceId: string, staffId: number): void {
   if (!isUuid(workspaceId)) throw new BadRequestError('workspace must be a uuid')
@@ -64,18 +67,19 @@ export async function setStaff(db: Sql, workspaceId: string, staffId: number, pa
   const ws = await db.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId])
   if (ws.rows.length === 0) throw new BadRequestError(`no workspace ${workspaceId}`)
   const r = await db.query<Row>(
-    `INSERT INTO staff_members (workspace_id, staff_id, name, active, can_manage_services, can_log_time, can_read_request_history)
-     VALUES ($1, $2, coalesce($3, ''), coalesce($4, true), coalesce($5, true), coalesce($6, true), coalesce($7, false))
+    `INSERT INTO staff_members (workspace_id, staff_id, name, active, can_manage_services, can_log_time, can_read_request_history, agent)
+     VALUES ($1, $2, coalesce($3, ''), coalesce($4, true), coalesce($5, true), coalesce($6, true), coalesce($7, false), coalesce($8, false))
      ON CONFLICT (workspace_id, staff_id) DO UPDATE SET
        name = coalesce($3, staff_members.name),
        active = coalesce($4, staff_members.active),
        can_manage_services = coalesce($5, staff_members.can_manage_services),
        can_log_time = coalesce($6, staff_members.can_log_time),
        can_read_request_history = coalesce($7, staff_members.can_read_request_history),
+       agent = coalesce($8, staff_members.agent),
        updated_at = now()
      RETURNING *`,
     [workspaceId, staffId, patch.name ?? null, patch.active ?? null, patch.can_manage_services ?? null,
-      patch.can_log_time ?? null, patch.can_read_request_history ?? null])
+      patch.can_log_time ?? null, patch.can_read_request_history ?? null, patch.agent ?? null])
   return toStaff(r.rows[0] as Row)
 }
 

@@ -21,13 +21,18 @@ export interface AssignmentEvent {
   assignee: number | null
 }
 
+/** The assignee's kind, fixed at enqueue time: droid for an agent profile (staff_members.agent), else user. */
+const KIND = `(CASE WHEN $U::int IS NULL THEN NULL
+  WHEN EXISTS (SELECT 1 FROM staff_members m WHERE m.workspace_id = $1::uuid AND m.staff_id = $U::int AND m.agent) THEN 'droid' ELSE 'user' END)`
+
 export async function enqueueWebhookDeliveries(tx: Sql, e: AssignmentEvent): Promise<number> {
   if (e.task.origin !== 'local' || !(SUBSCRIBABLE_EVENTS as readonly string[]).includes(e.type)) return 0
   // now() is the transaction's timestamp: the same instant project_events recorded as occurred_at.
   const r = await tx.query(
     `INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, generation, event_id, event_type, occurred_at, task_id, board_id,
-       task_revision, previous_assignee, assignee, next_attempt_at, created_at)
-     SELECT gen_random_uuid(), s.workspace_id, s.id, s.generation, $2::uuid, $3::text, now(), $4::uuid, $5::uuid, $6::int, $7::int, $8::int, now(), now()
+       task_revision, previous_assignee, assignee, next_attempt_at, created_at, previous_assignee_kind, assignee_kind)
+     SELECT gen_random_uuid(), s.workspace_id, s.id, s.generation, $2::uuid, $3::text, now(), $4::uuid, $5::uuid, $6::int, $7::int, $8::int, now(), now(),
+       ${KIND.replaceAll('$U', '$7')}, ${KIND.replaceAll('$U', '$8')}
      FROM webhook_subscriptions s
      WHERE s.workspace_id = $1::uuid AND s.enabled AND $3::text = ANY(s.events)
        AND (s.board_ids IS NULL OR $5::uuid = ANY(s.board_ids))

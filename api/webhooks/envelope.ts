@@ -45,15 +45,16 @@ export interface EventFacts {
   task_revision: number | null
   previous_assignee: number | null
   assignee: number | null
+  /** user or droid, fixed when the event was queued; null on rows queued before kinds were kept (user). */
+  previous_assignee_kind?: string | null
+  assignee_kind?: string | null
 }
 
-/**
- * Profiles are people: this deployment keeps no registry of agent profiles,
- * so every assignee has kind `user` (the contract reserves `droid` for agent
- * profiles; see README).
- */
-export function profileRef(userId: number | null): AssigneeRef | null {
-  return userId === null ? null : { id: `profile:${userId}`, kind: 'user' }
+export const ASSIGNEE_KINDS = { user: 'user', droid: 'droid' } as const
+
+/** A profile as receivers see it: kind droid for an agent profile (a staff member marked agent), else user. */
+export function profileRef(userId: number | null, kind: string | null = null): AssigneeRef | null {
+  return userId === null ? null : { id: `profile:${userId}`, kind: kind === ASSIGNEE_KINDS.droid ? ASSIGNEE_KINDS.droid : ASSIGNEE_KINDS.user }
 }
 
 export function envelopeOf(f: EventFacts, instanceId: string): Envelope {
@@ -68,8 +69,8 @@ export function envelopeOf(f: EventFacts, instanceId: string): Envelope {
   return {
     ...base,
     task: { id: f.task_id as string, board_id: f.board_id, revision: f.task_revision as number },
-    previous_assignee: profileRef(f.previous_assignee),
-    assignee: profileRef(f.assignee),
+    previous_assignee: profileRef(f.previous_assignee, f.previous_assignee_kind ?? null),
+    assignee: profileRef(f.assignee, f.assignee_kind ?? null),
   }
 }
 

@@ -71,5 +71,11 @@ export const WEBHOOK_MIGRATIONS: MigrationSet = {
         );
       `,
     },
+    {
+      version: 2,
+      name: 'assignee kinds',
+      // Fixed when the event is queued (user or droid), so every attempt sends the same bytes.
+      sql: 'ALTER TABLE webhook_deliveries ADD COLUMN previous_assignee_kind text, ADD COLUMN assignee_kind text',
+    },
   ],
 }

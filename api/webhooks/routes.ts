@@ -7,6 +7,7 @@ import type { CursorCodec } from '../cursor.ts'
 import type { Database } from '../db/index.ts'
 import { BadRequestError } from '../errors.ts'
 import { wake } from '../outbound/wake.ts'
+import { RESTORE_BODY, restoreWebhooks } from './restore.ts'
 import { DELIVERIES_QUERY, DELIVERY_PARAMS, WEBHOOK_CREATE, WEBHOOK_PARAMS, WEBHOOK_PATCH, WORKSPACE_QUERY } from './schemas.ts'
 import {
   createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView,
@@ -36,6 +37,11 @@ export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOpt
     reply.code(201)
     return { ...subscription, secret }
   })
+
+  app.post('/v1/webhooks/restore', {
+    config: OWNER,
+    schema: { summary: 'Workspace restore: clear every subscription and pending delivery, fresh source identity (owner only)', body: RESTORE_BODY },
+  }, async () => restoreWebhooks(db))
 
   app.patch('/v1/webhooks/:id', { config: OWNER, schema: { params: WEBHOOK_PARAMS, querystring: WORKSPACE_QUERY, body: WEBHOOK_PATCH } }, async (req) => {
     const out = await updateSubscription(db, wsOf(req), idOf(req), req.body as SubscriptionPatch, secretKey, Date.now())

@@ -78,7 +78,8 @@ export class WebhookWorker {
     const now = this.#clock.now()
     await this.#sweep(now)
     const claimed = await this.#claim(now)
-    this.#instance ??= await instanceId(this.#db)
+    // Read each round (not cached): a workspace restore (restore.ts) gives the installation a fresh identity.
+    if (claimed.length > 0) this.#instance = await instanceId(this.#db)
     // One subscription's deliveries go in the order of their events; subscriptions in parallel.
     const bySubscription = new Map<string, Claimed[]>()
     for (const d of claimed) bySubscription.set(d.subscription_id, [...(bySubscription.get(d.subscription_id) ?? []), d])
@@ -120,7 +121,7 @@ export class WebhookWorker {
     if (r.rows.length === 0) return []
     const full = await this.#db.query<Claimed>(
       `SELECT d.id, d.subscription_id, d.workspace_id, d.event_id, d.event_type, d.occurred_at, d.task_id, d.board_id, d.task_revision,
-         d.previous_assignee, d.assignee, d.attempts, d.window_started_at, s.url, s.secret, s.secret_key_id
+         d.previous_assignee, d.assignee, d.previous_assignee_kind, d.assignee_kind, d.attempts, d.window_started_at, s.url, s.secret, s.secret_key_id
        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = ANY($1::uuid[])
        ORDER BY d.seq`, [r.rows.map((x) => x.id)])
     return full.rows

@@ -1,7 +1,7 @@
 // The desktop service's optional HTTP listener: the same API as the socket
 // minus the owner, built with the loopback edge (api/desktop/loopback.ts) and
 // bound to 127.0.0.1 only; the port is the only thing settings choose.
-import { buildApp, type AppOptions, type LoopbackHandle } from '../../api/index.ts'
+import { buildApp, registeredRoutes, type AppOptions, type LoopbackHandle } from '../../api/index.ts'
 
 export const LOOPBACK_HOST = '127.0.0.1'
 
@@ -15,5 +15,5 @@ export async function openLoopback(base: AppOptions, port: number): Promise<Loop
     await app.close()
     throw err
   }
-  return { url, port, close: () => app.close() }
+  return { url, port, routes: registeredRoutes(app), close: () => app.close() }
 }
