@@ -172,6 +172,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /v1/webhooks/:id/test': OWNER_ONLY,
   'POST /v1/webhooks/:id/deliveries/:delivery_id/retry': OWNER_ONLY,
   'POST /v1/webhooks/restore': OWNER_ONLY,
+
+  // Remote collectors report to a cloud; a desktop service runs its checks itself.
+  'GET /v1/collector/checks': OWNER_ONLY,
+  'POST /v1/collector/observations': OWNER_ONLY,
 }
 
 /** The table's key of a route: HEAD is decided by its GET. */
