@@ -25,9 +25,9 @@ export interface HttpsConfig {
   cert_expiry_warn_days: number
   credential_header?: string
 }
-export interface TcpConfig { host: string; port: number; send?: string; expect?: string }
+export interface TcpConfig { host: string; port: number; send?: string; expect?: string; ssh?: boolean }
 export interface IcmpConfig { host: string; count: number; max_loss_percent: number; max_rtt_ms?: number }
-export interface DbConfig { host: string; port: number; user?: string; database?: string; tls: TlsMode; ca?: string; auth_source?: string }
+export interface DbConfig { host: string; port: number; user?: string; database?: string; tls: TlsMode; ca?: string; auth_source?: string; ssh?: boolean }
 export interface HeartbeatConfig { grace_seconds: number; missing: 'unhealthy' | 'unknown' }
 
 export type KindConfig = HttpsConfig | TcpConfig | IcmpConfig | DbConfig | HeartbeatConfig
@@ -47,6 +47,10 @@ const HOST = { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0
 const PORT = { type: 'integer', minimum: 1, maximum: 65535 } as const
 const PEM = { type: 'string', minLength: 1, maxLength: 65536 } as const
 const TLS = { type: 'string', enum: ['disable', 'require', 'verify'], default: 'disable' } as const
+/** Reach the target through an SSH tunnel with the resource's registered key (location neura only; host and port as the SSH server sees them). */
+const SSH = { type: 'boolean' } as const
+/** The kinds that can run through an SSH tunnel. */
+export const SSH_KINDS: readonly Kind[] = ['tcp', 'postgresql', 'mysql', 'mariadb', 'redis']
 const TIMING = {
   interval_seconds: { type: 'integer', minimum: 1, maximum: LIMITS.intervalMax, default: DEFAULT_INTERVAL_SECONDS },
   timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: LIMITS.timeoutMax },
@@ -69,6 +73,8 @@ const db = (port: number, extra: Record<string, object> = {}) => obj({
   ca: PEM,
   ...extra,
 }, ['host'])
+
+const tunnelled = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, ssh: SSH } })
 
 export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
   https: obj({
@@ -98,6 +104,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     port: PORT,
     send: { type: 'string', minLength: 1, maxLength: 4096 },
     expect: { type: 'string', minLength: 1, maxLength: 4096 },
+    ssh: SSH,
   }, ['host', 'port']),
   icmp: obj({
     ...TIMING,
@@ -106,10 +113,10 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     max_loss_percent: { type: 'number', minimum: 0, maximum: 100, default: 50 },
     max_rtt_ms: { type: 'number', exclusiveMinimum: 0, maximum: 600_000 },
   }, ['host']),
-  postgresql: db(5432),
-  mysql: db(3306),
-  mariadb: db(3306),
-  redis: db(6379),
+  postgresql: tunnelled(db(5432)),
+  mysql: tunnelled(db(3306)),
+  mariadb: tunnelled(db(3306)),
+  redis: tunnelled(db(6379)),
   mongodb: db(27017, { auth_source: { type: 'string', minLength: 1, maxLength: 128, default: 'admin' } }),
   heartbeat: obj({
     interval_seconds: TIMING.interval_seconds,

@@ -91,7 +91,7 @@ export const SCHEMAS: Record<string, SchemaSpec> = {
   ResourceSSHKeySet: fs({
     alias: 'str! 1..63 pattern', host: 'str! 1..250', port: 'int 1..65535', username: 'str! 1..64 pattern',
     private_key: 'str! 1..32768', passphrase: 'str max 1024',
-  }),
+  }, { host_fingerprint: 'Lookout extension: pins the SSH server host key the managed runtime trusts (api/ssh/README.md)' }),
   AlertChange: fs({
     operation: 'str! {subscribe,policy,save_destination,request_verification,verify_destination,pause_destination,remove_destination,test,save_route,pause_route,acknowledge}',
     values: 'AlertValues!',
