@@ -5,6 +5,9 @@
 // key the check cannot run.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
+import { readdirSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { postgresAvailable, startPostgresServer, startTcp } from '../helpers/servers.ts'
 import { sshdAvailable, startSshd } from '../helpers/sshd.ts'
@@ -32,6 +35,23 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(v).slice(0, 600)}`)
     await new Promise((r) => setTimeout(r, 250))
   }
+}
+
+/** The ssh client's private directories (key and known_hosts) that exist right now, with their modes. */
+function sshDirs(): { dir: number; files: Record<string, number> }[] {
+  const out: { dir: number; files: Record<string, number> }[] = []
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith('lookout-ssh-')) continue
+    try {
+      const dir = join(tmpdir(), name)
+      const files: Record<string, number> = {}
+      for (const f of readdirSync(dir)) files[f] = statSync(join(dir, f)).mode & 0o777
+      out.push({ dir: statSync(dir).mode & 0o777, files })
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return out
 }
 
 const check = async (id: string) => ((await lk.req('GET', `${R}/monitoring`)).body.checks as { id: string; health: string; last_result: { status: string; code: string; reason: string; details: Record<string, unknown> } | null }[])
@@ -74,6 +94,11 @@ t.test('a neura TCP check goes through the tunnel: up, down when the target clos
   t.equal(up?.last_result?.code, 'LOOKOUT_PROBE_OK')
   t.type(up?.last_result?.details.ssh_tunnel_ms, 'number', 'the probe reports the tunnel')
   t.match(sshd.log(), new RegExp(`server_request_direct_tcpip: .*target 127\\.0\\.0\\.1 port ${target.port}`), 'sshd forwarded to the target')
+  const seen = await until('a probe\'s private ssh directory', async () => sshDirs(), (d) => d.length > 0, 20_000)
+  for (const d of seen) {
+    t.equal(d.dir, 0o700, 'the directory is the runtime user\'s only')
+    for (const [name, mode] of Object.entries(d.files)) t.equal(mode, 0o600, `${name} is 0600`)
+  }
   await target.close()
   const down = await until('unhealthy', () => check(checkId), (c) => c?.health === 'unhealthy')
   t.equal(down?.last_result?.code, 'LOOKOUT_PROBE_REFUSED', 'the refusal behind the tunnel is the target\'s: down')
@@ -131,4 +156,6 @@ t.test('re-pinning by giving the new fingerprint, then removing the key', async 
   t.equal((await lk.req('DELETE', `${R}/ssh-key`)).status, 200)
   const none = await until('no key', () => check(checkId), (c) => c?.last_result?.code === 'LOOKOUT_PROBE_SSH_KEY_UNAVAILABLE')
   t.equal(none?.last_result?.status, 'unknown', 'without the key the check cannot run: unknown, never a direct connection')
+  await new Promise((r) => setTimeout(r, 1500))
+  t.same(sshDirs(), [], 'no key file or directory is left behind')
 })
