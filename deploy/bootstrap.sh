@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 mode="${1:-start}"
 case "$mode" in start|test|bench) ;; *) echo "usage: bootstrap.sh start|test|bench" >&2; exit 2 ;; esac
 
-# Debian packages: nats-server always; the servers the probe tests start, and git, for tests.
-pkgs=(nats-server)
-if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git); fi
+# Debian packages: nats-server, and openssh-client for the monitor role's SSH tunnels (neura checks),
+# always; the servers the probe tests start (openssh-server for the tunnel test), and git, for tests.
+pkgs=(nats-server openssh-client)
+if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git openssh-server); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
