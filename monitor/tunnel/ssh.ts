@@ -55,14 +55,14 @@ interface Prepared {
   args: string[]
 }
 
-async function prepare(e: SshEndpoint, timeoutMs: number, logLevel: string): Promise<Prepared> {
+async function prepare(e: SshEndpoint, timeoutMs: number, logLevel: string, destination = true): Promise<Prepared> {
   const dir = await mkdtemp(join(tmpdir(), 'lookout-ssh-'))
   const keyFile = join(dir, 'id')
   const known = join(dir, 'known_hosts')
   await writeFile(keyFile, e.privateKey.endsWith('\n') ? e.privateKey : `${e.privateKey}\n`, { mode: 0o600 })
   await writeFile(known, e.hostKeys.map((k) => `${HOST_ALIAS} ${k}\n`).join(''), { mode: 0o600 })
   const args = [
-    '-F', '/dev/null', '-i', keyFile, '-p', String(e.port), '-l', e.username,
+    '-F', '/dev/null', '-i', keyFile, ...(destination ? ['-p', String(e.port), '-l', e.username] : []),
     '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'ForwardAgent=no', '-o', 'ForwardX11=no',
     '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${known}`, '-o', 'GlobalKnownHostsFile=/dev/null',
     '-o', `HostKeyAlias=${HOST_ALIAS}`, '-o', 'CheckHostIP=no', '-o', 'UpdateHostKeys=no', '-o', 'VerifyHostKeyDNS=no',
@@ -194,4 +194,28 @@ export async function authenticate(e: SshEndpoint, timeoutMs: number): Promise<v
       finish(classify(errors, true))
     })
   })
+}
+
+/** One argument for a POSIX shell, single-quoted. */
+function shellQuote(a: string): string {
+  return `'${a.replaceAll("'", "'\\''")}'`
+}
+
+export interface SshCommand {
+  /** For GIT_SSH_COMMAND (git runs it through sh and appends port, user@host and the command). */
+  command: string
+  /** Removes the key and known_hosts: call when the git command is done. */
+  dispose(): Promise<void>
+}
+
+/**
+ * The same strict client for git over SSH: the key and pinned host keys in a
+ * fresh 0700 directory that lives as long as the git command that uses it.
+ */
+export async function sshCommand(e: SshEndpoint, timeoutMs: number): Promise<SshCommand> {
+  const p = await prepare(e, timeoutMs, 'ERROR', false)
+  return {
+    command: [SSH_BIN, ...p.args].map(shellQuote).join(' '),
+    dispose: () => rm(p.dir, { recursive: true, force: true }),
+  }
 }
