@@ -136,6 +136,6 @@ export async function resolveSource(resource: RepoResource, source: SourceName, 
     }
     location = await localPath(p, roots)
   } else if (configured.startsWith('/')) location = await localPath(configured, roots)
-  else throw new RepositoryNotConfiguredError('the repository must be an https URL, an ssh:// URL (with the resource\'s SSH key) or an absolute path on the server (http and git URLs are not read)')
+  else throw new RepositoryNotConfiguredError('the repository must be an https URL or an absolute path on the server, or an ssh:// URL with the resource\'s SSH key (http, git and scp-like URLs are not read)')
   return { source, configured, location }
 }
