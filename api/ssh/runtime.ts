@@ -6,18 +6,20 @@ import type { RuntimeSecrets, SshEndpoint, SyncStatus } from '../../monitor/inde
 import type { Sql } from '../db/index.ts'
 import { exportPrivateKey } from './key.ts'
 import { SecretBox } from './secret-box.ts'
-import { openSshKey } from './store.ts'
+import { boxContext } from './store.ts'
 
 interface EndpointRow {
   host: string
   port: number
   username: string
   revision: number
+  generation: string
+  sealed: Uint8Array
   host_keys: string[]
   expected_fingerprint: string | null
 }
 
-/** Opened keys kept in memory per key revision: decrypting runs bcrypt-pbkdf in a worker, not on every probe. */
+/** Opened keys kept in memory per stored key: decrypting runs bcrypt-pbkdf in a worker, not on every probe. */
 const CACHE_MAX = 1_000
 
 export class SshKeyRuntime implements RuntimeSecrets {
@@ -31,19 +33,21 @@ export class SshKeyRuntime implements RuntimeSecrets {
   }
 
   async sshEndpoint(workspaceId: string, resourceId: string): Promise<SshEndpoint | null> {
+    // generation: a hash of the sealed box, new with every PUT (random nonce), so nothing outlives its key.
     const r = await this.#db.query<EndpointRow>(
-      'SELECT host, port, username, revision, host_keys, expected_fingerprint FROM resource_ssh_keys WHERE workspace_id = $1 AND resource_id = $2',
+      `SELECT host, port, username, revision, encode(sha256(sealed), 'hex') AS generation, sealed, host_keys, expected_fingerprint
+       FROM resource_ssh_keys WHERE workspace_id = $1 AND resource_id = $2`,
       [workspaceId, resourceId])
     const row = r.rows[0]
     if (row === undefined) return null
-    const id = `${resourceId}:${row.revision}`
+    const id = `${resourceId}:${row.generation}`
     let privateKey = this.#opened.get(id)
     if (privateKey === undefined) {
       let secret: { private_key: string; passphrase: string }
       try {
-        secret = await openSshKey(this.#db, this.#box, workspaceId, resourceId)
+        secret = JSON.parse(this.#box.open(Buffer.from(row.sealed), boxContext(workspaceId, resourceId)).toString('utf8')) as typeof secret
       } catch {
-        // Sealed with another LOOKOUT_SECRET_KEY, or rotated meanwhile: this server cannot use it.
+        // Sealed with another LOOKOUT_SECRET_KEY: this server cannot use it.
         return null
       }
       privateKey = await exportPrivateKey(secret.private_key, secret.passphrase)
@@ -51,16 +55,16 @@ export class SshKeyRuntime implements RuntimeSecrets {
       this.#opened.set(id, privateKey)
     }
     return {
-      workspaceId, resourceId, revision: row.revision, host: row.host, port: row.port, username: row.username, privateKey,
-      hostKeys: row.host_keys, expectedFingerprint: row.expected_fingerprint,
+      workspaceId, resourceId, revision: row.revision, generation: row.generation, host: row.host, port: row.port, username: row.username,
+      privateKey, hostKeys: row.host_keys, expectedFingerprint: row.expected_fingerprint,
     }
   }
 
   async pinHostKeys(e: SshEndpoint, keys: readonly string[]): Promise<readonly string[]> {
     await this.#db.query(
       `UPDATE resource_ssh_keys SET host_keys = $4::text[], pinned_at = now()
-       WHERE workspace_id = $1 AND resource_id = $2 AND revision = $3 AND host_keys = '{}'`,
-      [e.workspaceId, e.resourceId, e.revision, [...keys]])
+       WHERE workspace_id = $1 AND resource_id = $2 AND encode(sha256(sealed), 'hex') = $3 AND host_keys = '{}'`,
+      [e.workspaceId, e.resourceId, e.generation, [...keys]])
     const r = await this.#db.query<{ host_keys: string[] }>('SELECT host_keys FROM resource_ssh_keys WHERE workspace_id = $1 AND resource_id = $2',
       [e.workspaceId, e.resourceId])
     return r.rows[0]?.host_keys ?? []
@@ -69,8 +73,8 @@ export class SshKeyRuntime implements RuntimeSecrets {
   async report(e: SshEndpoint, status: SyncStatus, detail: string): Promise<void> {
     await this.#db.query(
       `UPDATE resource_ssh_keys SET sync_status = $4, sync_detail = $5, sync_at = now()
-       WHERE workspace_id = $1 AND resource_id = $2 AND revision = $3`,
-      [e.workspaceId, e.resourceId, e.revision, status, detail.slice(0, 500)])
+       WHERE workspace_id = $1 AND resource_id = $2 AND encode(sha256(sealed), 'hex') = $3`,
+      [e.workspaceId, e.resourceId, e.generation, status, detail.slice(0, 500)])
   }
 
   async pending(limit: number, retryMs: number): Promise<{ workspaceId: string; resourceId: string }[]> {

@@ -6,8 +6,10 @@
 export interface SshEndpoint {
   workspaceId: string
   resourceId: string
-  /** The key record's revision: status reports and pins apply to this revision only. */
+  /** The key record's revision. */
   revision: number
+  /** Names this exact stored key (a rotation, or a delete and a new PUT, gives a new one): pins and reports apply to it only. */
+  generation: string
   host: string
   port: number
   username: string

@@ -19,6 +19,9 @@ export interface TunnelRequest {
   socketName: string
 }
 
+const REPORT_AGAIN_MS = 60_000
+const REPORTS_KEPT = 10_000
+
 export type Opened = { ok: true; bridge: Bridge; tunnelMs: number } | { ok: false; outcome: Outcome }
 
 /** A failure to reach or trust the SSH server says nothing about the target: unknown. A refusal behind it is the target's: down. */
@@ -36,8 +39,8 @@ export function tunnelOutcome(err: unknown, latency: number | null): Outcome {
 
 export class SshTunnels {
   readonly #secrets: RuntimeSecrets
-  /** Last status reported per key revision, so a healthy tunnel does not write on every probe. */
-  readonly #reported = new Map<string, SyncStatus>()
+  /** Last report per stored key, so a probe writes only what changed (or a minute later). */
+  readonly #reported = new Map<string, { status: SyncStatus; detail: string; at: number }>()
 
   constructor(secrets: RuntimeSecrets) {
     this.#secrets = secrets
@@ -59,9 +62,12 @@ export class SshTunnels {
   }
 
   async #report(e: SshEndpoint, status: SyncStatus, detail: string): Promise<void> {
-    const id = `${e.resourceId}:${e.revision}`
-    if (status === SYNC_STATUS.installed && this.#reported.get(id) === status) return
-    this.#reported.set(id, status)
+    const id = `${e.resourceId}:${e.generation}`
+    const last = this.#reported.get(id)
+    const now = Date.now()
+    if (last !== undefined && last.status === status && last.detail === detail && now - last.at < REPORT_AGAIN_MS) return
+    if (this.#reported.size >= REPORTS_KEPT) this.#reported.clear()
+    this.#reported.set(id, { status, detail, at: now })
     await this.#secrets.report(e, status, detail).catch(() => undefined)
   }
 

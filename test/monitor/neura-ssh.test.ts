@@ -146,6 +146,7 @@ t.test('re-pinning by giving the new fingerprint, then removing the key', async 
   t.same(put.body.host_trust.pinned_fingerprints, [], 'a given fingerprint no pinned key matches clears the pin')
   await until('healthy with the new host key', () => check(checkId), (c) => c?.health === 'healthy')
   t.same((await sshKey()).host_trust.pinned_fingerprints, [sshd.hostFingerprint()])
+  t.equal((await until('installed again', sshKey, (k) => k.synchronization.status === 'installed')).synchronization.status, 'installed')
   const wrong = await lk.req('PUT', `${R}/ssh-key`, {
     alias: 'bastion', host: '127.0.0.1', port: sshd.port, username: sshd.user, private_key: sshd.clientKey, host_fingerprint: `SHA256:${'A'.repeat(43)}`,
   })
@@ -158,4 +159,10 @@ t.test('re-pinning by giving the new fingerprint, then removing the key', async 
   t.equal(none?.last_result?.status, 'unknown', 'without the key the check cannot run: unknown, never a direct connection')
   await new Promise((r) => setTimeout(r, 1500))
   t.same(sshDirs(), [], 'no key file or directory is left behind')
+  // A new key after a delete starts over (same revision number, another stored key): pending, then installed.
+  const again = await lk.req('PUT', `${R}/ssh-key`, { alias: 'bastion', host: '127.0.0.1', port: sshd.port, username: sshd.user, private_key: sshd.clientKey })
+  t.equal(again.body.synchronization.status, 'pending')
+  t.same(again.body.host_trust.pinned_fingerprints, [], 'the deleted key\'s host trust went with it')
+  await until('installed after a delete and a new PUT', sshKey, (k) => k.synchronization.status === 'installed')
+  await until('healthy again', () => check(checkId), (c) => c?.health === 'healthy')
 })
