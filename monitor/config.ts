@@ -154,6 +154,8 @@ export function parseConfig(kind: Kind, input: unknown): { ok: true; config: Che
     if ((c.timeout_seconds as number) > interval) issues.push(issue('/timeout_seconds', 'timeout_seconds must not exceed interval_seconds', c.timeout_seconds))
   }
   if (kind === 'https') checkHttps(c as unknown as HttpsConfig, issues)
+  // Through a tunnel the driver dials a local socket, so the certificate cannot be checked against the host name.
+  if (c.ssh === true && c.tls === 'verify') issues.push(issue('/tls', 'tls verify is not available through an SSH tunnel: use require (the tunnel itself is encrypted to a pinned host key)', c.tls))
   if (typeof c.ca === 'string') {
     try {
       createSecureContext({ ca: c.ca })

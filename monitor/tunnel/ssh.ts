@@ -184,7 +184,13 @@ export async function authenticate(e: SshEndpoint, timeoutMs: number): Promise<v
       if (err === null) resolve()
       else reject(err)
     }
-    const errors = watch(child, { authenticated: () => finish(null), confirmed: () => undefined })
+    const errors = watch(child, {
+      authenticated: () => {
+        void rm(p.keyFile, { force: true })
+        finish(null)
+      },
+      confirmed: () => undefined,
+    })
     child.once('error', (err) => {
       void rm(p.dir, { recursive: true, force: true })
       finish(new TunnelError(TUNNEL_FAILURES.connect, `ssh cannot run: ${err.message}`))
