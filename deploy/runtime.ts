@@ -155,7 +155,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
         credentials: { fileDirs: [join(config.dataDir, 'secrets')] },
         observer: metrics,
         // The monitor role is the managed runtime: it holds the workspace's runtime secrets (resource SSH keys) for neura checks.
-        ...(config.secretKey === undefined ? {} : { runtime: new SshKeyRuntime(db, config.secretKey) }),
+        ...(config.secretKey === undefined ? {} : { runtime: new SshKeyRuntime(db, config.secretKey), sshWorkDir: join(config.dataDir, 'ssh') }),
         ...(log === null ? {} : { logger: log.child({ role: 'monitor' }) }),
       })
       metrics.watchMonitor(monitor)

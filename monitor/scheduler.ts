@@ -55,6 +55,8 @@ export interface MonitorOptions {
   runtime?: RuntimeSecrets
   /** How often pending SSH keys are installed. Default 5 s. */
   installEveryMs?: number
+  /** Where the ssh client's key directories are made (default: the system temp dir). */
+  sshWorkDir?: string
 }
 
 /** Extra time past a probe's own timeout after which the scheduler stops waiting for it. */
@@ -206,7 +208,7 @@ export class Monitor {
     this.#observer = opts.observer ?? null
     this.#log = opts.logger ?? { warn: (obj, msg) => console.error(`monitor: ${msg}`, obj) }
     this.#runners = createRunners(db, { icmp: opts.icmp })
-    this.#tunnels = opts.runtime === undefined ? undefined : new SshTunnels(opts.runtime)
+    this.#tunnels = opts.runtime === undefined ? undefined : new SshTunnels(opts.runtime, opts.sshWorkDir)
     this.#installer = opts.runtime === undefined || this.#tunnels === undefined ? null
       : new KeyInstaller(opts.runtime, this.#tunnels, { everyMs: opts.installEveryMs, onError: (err) => this.#log.warn({ err }, 'installing SSH keys failed') })
     this.#limit = { ...DEFAULT_CONCURRENCY, ...opts.concurrency }

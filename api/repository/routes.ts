@@ -1,6 +1,7 @@
 // Repository views of a resource of kind repository (see source.ts for what it
 // may name): GET .../repository?view=status|tree|file|search|semantic and
 // POST .../repository/refresh (starts a background fetch, answers at once).
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Sql } from '../db/index.ts'
 import { principalOf } from '../auth/plugin.ts'
@@ -61,7 +62,7 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
   const start = async (ws: string, rid: string, src: ResolvedSource): Promise<void> => {
     if (src.ssh === undefined) return mirrors.refresh(rid, src)
     await checkSshRemote(db, ws, rid, src.ssh, opts.runtime)
-    mirrors.refresh(rid, src, sshCommandFor(opts.runtime as RuntimeSecrets, ws, rid))
+    mirrors.refresh(rid, src, sshCommandFor(opts.runtime as RuntimeSecrets, join(opts.cacheDir, '.ssh'), ws, rid))
   }
   app.addHook('onClose', async () => releaseMirrors(mirrors))
   const auth = { auth: { contract: 'cloud', scope: null } } as const

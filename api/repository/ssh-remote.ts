@@ -26,11 +26,12 @@ export async function checkSshRemote(db: Sql, workspaceId: string, resourceId: s
 }
 
 /** Makes the GIT_SSH_COMMAND for one git transfer: key opened, host trust pinned (or checked), files private. */
-export function sshCommandFor(runtime: RuntimeSecrets, workspaceId: string, resourceId: string): () => Promise<SshCommand> {
+export function sshCommandFor(runtime: RuntimeSecrets, workDir: string, workspaceId: string, resourceId: string): () => Promise<SshCommand> {
   return async () => {
     const e = await runtime.sshEndpoint(workspaceId, resourceId)
     if (e === null) throw new Error('the resource\'s SSH key cannot be opened on this server')
-    const trusted = await new SshTunnels(runtime).trust(e, TRUST_TIMEOUT_MS)
-    return sshCommand(trusted, CONNECT_TIMEOUT_MS)
+    const tunnels = new SshTunnels(runtime, workDir)
+    const trusted = await tunnels.trust(e, TRUST_TIMEOUT_MS)
+    return sshCommand(trusted, workDir, CONNECT_TIMEOUT_MS)
   }
 }

@@ -5,7 +5,7 @@
 // authenticated (and the directory when ssh exits).
 import { spawn, execFile, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
@@ -55,8 +55,14 @@ interface Prepared {
   args: string[]
 }
 
-async function prepare(e: SshEndpoint, timeoutMs: number, logLevel: string, destination = true): Promise<Prepared> {
-  const dir = await mkdtemp(join(tmpdir(), 'lookout-ssh-'))
+/** Where the key directories go by default; the monitor role uses `<data dir>/ssh`. */
+export function defaultWorkDir(): string {
+  return tmpdir()
+}
+
+async function prepare(e: SshEndpoint, workDir: string, timeoutMs: number, logLevel: string, destination = true): Promise<Prepared> {
+  await mkdir(workDir, { recursive: true, mode: 0o700 })
+  const dir = await mkdtemp(join(workDir, 'lookout-ssh-'))
   const keyFile = join(dir, 'id')
   const known = join(dir, 'known_hosts')
   await writeFile(keyFile, e.privateKey.endsWith('\n') ? e.privateKey : `${e.privateKey}\n`, { mode: 0o600 })
@@ -126,8 +132,8 @@ export interface Channel {
  * once the server confirms the channel, so a refused target is told apart from
  * an unreachable SSH server.
  */
-export async function openChannel(e: SshEndpoint, target: { host: string; port: number }, timeoutMs: number): Promise<Channel> {
-  const p = await prepare(e, timeoutMs, 'DEBUG2')
+export async function openChannel(e: SshEndpoint, workDir: string, target: { host: string; port: number }, timeoutMs: number): Promise<Channel> {
+  const p = await prepare(e, workDir, timeoutMs, 'DEBUG2')
   const child = spawn(SSH_BIN, [...p.args, '-W', `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`, '--', e.host], {
     stdio: ['pipe', 'pipe', 'pipe'],
   })
@@ -170,8 +176,8 @@ export async function openChannel(e: SshEndpoint, target: { host: string; port: 
 }
 
 /** Connects and authenticates without opening anything (`ssh -N`), then disconnects: proves the key and host trust work. */
-export async function authenticate(e: SshEndpoint, timeoutMs: number): Promise<void> {
-  const p = await prepare(e, timeoutMs, 'VERBOSE')
+export async function authenticate(e: SshEndpoint, workDir: string, timeoutMs: number): Promise<void> {
+  const p = await prepare(e, workDir, timeoutMs, 'VERBOSE')
   const child = spawn(SSH_BIN, [...p.args, '-N', '--', e.host], { stdio: ['ignore', 'ignore', 'pipe'] })
   return new Promise<void>((resolve, reject) => {
     let settled = false
@@ -218,8 +224,8 @@ export interface SshCommand {
  * The same strict client for git over SSH: the key and pinned host keys in a
  * fresh 0700 directory that lives as long as the git command that uses it.
  */
-export async function sshCommand(e: SshEndpoint, timeoutMs: number): Promise<SshCommand> {
-  const p = await prepare(e, timeoutMs, 'ERROR', false)
+export async function sshCommand(e: SshEndpoint, workDir: string, timeoutMs: number): Promise<SshCommand> {
+  const p = await prepare(e, workDir, timeoutMs, 'ERROR', false)
   return {
     command: [SSH_BIN, ...p.args].map(shellQuote).join(' '),
     dispose: () => rm(p.dir, { recursive: true, force: true }),

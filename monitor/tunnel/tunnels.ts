@@ -6,7 +6,7 @@ import { PROBE_REASONS } from '../errors.ts'
 import { outcome, type Outcome } from '../probes/outcome.ts'
 import { bridge, type Bridge } from './bridge.ts'
 import { SYNC_STATUS, type RuntimeSecrets, type SshEndpoint, type SyncStatus } from './secrets.ts'
-import { TUNNEL_FAILURES, TunnelError, authenticate, fingerprintOf, openChannel, scanHostKeys } from './ssh.ts'
+import { TUNNEL_FAILURES, TunnelError, authenticate, defaultWorkDir, fingerprintOf, openChannel, scanHostKeys } from './ssh.ts'
 
 export interface TunnelRequest {
   workspaceId: string
@@ -39,11 +39,14 @@ export function tunnelOutcome(err: unknown, latency: number | null): Outcome {
 
 export class SshTunnels {
   readonly #secrets: RuntimeSecrets
+  /** Where the ssh client's private key directories are made (0700 each, under a 0700 parent). */
+  readonly workDir: string
   /** Last report per stored key, so a probe writes only what changed (or a minute later). */
   readonly #reported = new Map<string, { status: SyncStatus; detail: string; at: number }>()
 
-  constructor(secrets: RuntimeSecrets) {
+  constructor(secrets: RuntimeSecrets, workDir: string = defaultWorkDir()) {
     this.#secrets = secrets
+    this.workDir = workDir
   }
 
   /** The pinned host keys, pinning them on first use. Throws a host_key TunnelError when a given fingerprint does not match. */
@@ -89,7 +92,7 @@ export class SshTunnels {
     let trusted = e
     try {
       trusted = await this.trust(e, r.timeoutMs)
-      const channel = await openChannel(trusted, { host: r.host, port: r.port }, r.timeoutMs)
+      const channel = await openChannel(trusted, this.workDir, { host: r.host, port: r.port }, r.timeoutMs)
       const b = await bridge(channel, r.socketName).catch((err: unknown) => {
         channel.close()
         throw err
@@ -109,7 +112,7 @@ export class SshTunnels {
     let trusted = e
     try {
       trusted = await this.trust(e, timeoutMs)
-      await authenticate(trusted, timeoutMs)
+      await authenticate(trusted, this.workDir, timeoutMs)
       await this.#report(trusted, SYNC_STATUS.installed, installedDetail(trusted))
     } catch (err) {
       await this.#failed(trusted, err)

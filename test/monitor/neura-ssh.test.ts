@@ -5,8 +5,7 @@
 // key the check cannot run.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { readdirSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { postgresAvailable, startPostgresServer, startTcp } from '../helpers/servers.ts'
@@ -37,13 +36,14 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
   }
 }
 
-/** The ssh client's private directories (key and known_hosts) that exist right now, with their modes. */
+/** The ssh client's private directories (key and known_hosts) that exist right now, with their modes (the monitor role makes them under <data dir>/ssh). */
 function sshDirs(): { dir: number; files: Record<string, number> }[] {
   const out: { dir: number; files: Record<string, number> }[] = []
-  for (const name of readdirSync(tmpdir())) {
+  const base = join(lk.dataDir, 'ssh')
+  for (const name of existsSync(base) ? readdirSync(base) : []) {
     if (!name.startsWith('lookout-ssh-')) continue
     try {
-      const dir = join(tmpdir(), name)
+      const dir = join(base, name)
       const files: Record<string, number> = {}
       for (const f of readdirSync(dir)) files[f] = statSync(join(dir, f)).mode & 0o777
       out.push({ dir: statSync(dir).mode & 0o777, files })
@@ -97,6 +97,7 @@ t.test('a neura TCP check goes through the tunnel: up, down when the target clos
   t.equal(up?.last_result?.code, 'LOOKOUT_PROBE_OK')
   t.type(up?.last_result?.details.ssh_tunnel_ms, 'number', 'the probe reports the tunnel')
   t.match(sshd.log(), new RegExp(`server_request_direct_tcpip: .*target 127\\.0\\.0\\.1 port ${target.port}`), 'sshd forwarded to the target')
+  t.equal(statSync(join(lk.dataDir, 'ssh')).mode & 0o777, 0o700, 'the work directory is private')
   const seen = await until('a probe\'s private ssh directory', async () => sshDirs(), (d) => d.length > 0, 20_000)
   for (const d of seen) {
     t.equal(d.dir, 0o700, 'the directory is the runtime user\'s only')

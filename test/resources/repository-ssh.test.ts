@@ -4,7 +4,7 @@
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
@@ -50,7 +50,9 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
   }
 }
 
-const sshDirs = () => readdirSync(tmpdir()).filter((n) => n.startsWith('lookout-ssh-'))
+// The repository routes make the ssh client's key directories under <data dir>/repositories/.ssh.
+const sshBase = join(lk.dataDir, 'repositories', '.ssh')
+const sshDirs = () => (existsSync(sshBase) ? readdirSync(sshBase) : []).filter((n) => n.startsWith('lookout-ssh-'))
 
 t.test('an ssh:// repository needs the resource\'s key, for that destination', async (t) => {
   const rid = await repository('git-nokey', url)
@@ -77,6 +79,7 @@ t.test('mirrored over SSH with the registered key; the host key pinned on first 
   t.equal(file.body.lines[0].text, 'reached over ssh')
   const key = (await lk.req('GET', `${P}/resources/${rid}/ssh-key`)).body
   t.same(key.host_trust.pinned_fingerprints, [sshd.hostFingerprint()], 'the host key git trusted is pinned')
+  t.ok(existsSync(sshBase), 'the key was written under the data directory')
   t.same(sshDirs(), [], 'the key file went with the transfer')
 
   const pinned = sshd.hostFingerprint()
