@@ -24,6 +24,7 @@ export interface HttpsConfig {
   ca?: string
   cert_expiry_warn_days: number
   credential_header?: string
+  ssh?: boolean
 }
 export interface TcpConfig { host: string; port: number; send?: string; expect?: string; ssh?: boolean }
 export interface IcmpConfig { host: string; count: number; max_loss_percent: number; max_rtt_ms?: number }
@@ -50,7 +51,7 @@ const TLS = { type: 'string', enum: ['disable', 'require', 'verify'], default: '
 /** Reach the target through an SSH tunnel with the resource's registered key (location neura only; host and port as the SSH server sees them). */
 const SSH = { type: 'boolean' } as const
 /** The kinds that can run through an SSH tunnel. */
-export const SSH_KINDS: readonly Kind[] = ['tcp', 'postgresql', 'mysql', 'mariadb', 'redis']
+export const SSH_KINDS: readonly Kind[] = ['https', 'tcp', 'postgresql', 'mysql', 'mariadb', 'redis']
 const TIMING = {
   interval_seconds: { type: 'integer', minimum: 1, maximum: LIMITS.intervalMax, default: DEFAULT_INTERVAL_SECONDS },
   timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: LIMITS.timeoutMax },
@@ -97,6 +98,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     ca: PEM,
     cert_expiry_warn_days: { type: 'integer', minimum: 0, maximum: 3650, default: 14 },
     credential_header: { type: 'string', minLength: 1, maxLength: 100, pattern: HEADER_NAME },
+    ssh: SSH,
   }, ['url']),
   tcp: obj({
     ...TIMING,
@@ -179,6 +181,8 @@ function checkHttps(c: HttpsConfig, issues: ConfigIssue[]): void {
   if (url !== null && url.protocol !== 'https:' && url.protocol !== 'http:') issues.push(issue('/url', 'url must use http or https', clip(c.url)))
   if (url !== null && (url.username !== '' || url.password !== '')) issues.push(issue('/url', 'url must not carry credentials: use credential_header and a credential reference'))
   if (c.status_min > c.status_max) issues.push(issue('/status_max', 'status_max must be at least status_min', c.status_max))
+  // One tunnel is one connection to one origin: a redirect elsewhere would need another tunnel.
+  if (c.ssh === true && c.follow_redirects) issues.push(issue('/follow_redirects', 'redirects are not followed through an SSH tunnel', true))
   if (c.body_regex !== undefined) {
     try {
       new RegExp(c.body_regex)

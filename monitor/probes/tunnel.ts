@@ -7,13 +7,16 @@ import { outcome, type ProbeContext, type ProbeTarget } from './outcome.ts'
 const MIN_PROBE_MS = 500
 
 /** null: the check does not use a tunnel. Otherwise the bridge to dial, or the outcome that ends the probe. */
-export async function throughTunnel(target: ProbeTarget, ctx: ProbeContext | undefined, socketName: string): Promise<Opened | null> {
+export async function throughTunnel(
+  target: ProbeTarget, ctx: ProbeContext | undefined, socketName: string, dest?: { host: string; port: number },
+): Promise<Opened | null> {
   const c = target.config as { ssh?: boolean; host: string; port: number }
   if (c.ssh !== true) return null
+  const { host, port } = dest ?? c
   if (ctx?.tunnels === undefined || target.owner === undefined) {
     return { ok: false, outcome: outcome('unknown', PROBE_REASONS.sshTunnel, 'SSH tunnels are run by the managed runtime only (the monitor role of the Lookout server)') }
   }
-  return ctx.tunnels.open({ ...target.owner, host: c.host, port: c.port, timeoutMs: target.timeoutMs, socketName })
+  return ctx.tunnels.open({ ...target.owner, host, port, timeoutMs: target.timeoutMs, socketName })
 }
 
 /** What is left of the probe's timeout once the tunnel is open. */

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
-import { postgresAvailable, startPostgresServer, startTcp } from '../helpers/servers.ts'
+import { postgresAvailable, startHttp, startPostgresServer, startTcp } from '../helpers/servers.ts'
 import { sshdAvailable, startSshd } from '../helpers/sshd.ts'
 
 if (!sshdAvailable()) {
@@ -124,6 +124,21 @@ t.test('a neura PostgreSQL check through the tunnel', { skip: postgresAvailable(
   const up = await until('pg healthy', () => check(r.body.id), (c) => c?.health === 'healthy')
   t.match(up?.last_result?.reason, /through the SSH tunnel/)
   t.match(sshd.log(), new RegExp(`target 127\\.0\\.0\\.1 port ${pg.port}`), 'sshd forwarded to PostgreSQL')
+  await lk.req('POST', `${R}/monitoring`, { id: r.body.id, enabled: false })
+})
+
+t.test('a neura HTTP(S) check through the tunnel', async (t) => {
+  const web = await startHttp()
+  t.teardown(() => web.close())
+  const redirects = await lk.req('POST', `${R}/monitoring`, { name: 'x', kind: 'https', location: 'neura', configuration: { url: web.url, ssh: true, follow_redirects: true } })
+  t.equal(redirects.status, 422, 'one tunnel is one origin: no redirects')
+  const r = await lk.req('POST', `${R}/monitoring`, {
+    name: 'web behind the bastion', kind: 'https', location: 'neura', configuration: { url: web.url, ssh: true, interval_seconds: 1, timeout_seconds: 1 },
+  })
+  t.equal(r.status, 200, JSON.stringify(r.body))
+  const up = await until('http healthy', () => check(r.body.id), (c) => c?.health === 'healthy')
+  t.type(up?.last_result?.details.ssh_tunnel_ms, 'number')
+  t.match(sshd.log(), new RegExp(`target 127\\.0\\.0\\.1 port ${new URL(web.url).port}`), 'sshd forwarded to the web server')
   await lk.req('POST', `${R}/monitoring`, { id: r.body.id, enabled: false })
 })
 
