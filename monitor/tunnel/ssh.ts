@@ -79,10 +79,19 @@ async function prepare(e: SshEndpoint, workDir: string, timeoutMs: number, logLe
   return { dir, keyFile, args }
 }
 
-function classify(lines: readonly string[], exitedBeforeAuth: boolean): TunnelError {
-  const text = lines.join(' | ').slice(0, 400)
+interface Seen {
+  /** The last few non-debug lines. */
+  errors: string[]
+  /** The host key fingerprint ssh printed when it refused one. */
+  offered: string | null
+}
+
+function classify(seen: Seen, exitedBeforeAuth: boolean): TunnelError {
+  const text = seen.errors.join(' | ').slice(0, 400)
   if (/HOST IDENTIFICATION HAS CHANGED|Host key verification failed|host key .* (is not known|has changed)/i.test(text)) {
-    return new TunnelError(TUNNEL_FAILURES.hostKey, `the SSH server's host key does not match the pinned one: refused (${text})`)
+    // ssh's own text names files and commands of this server; the fingerprint is what the user needs.
+    return new TunnelError(TUNNEL_FAILURES.hostKey,
+      `the SSH server's host key${seen.offered === null ? '' : ` (${seen.offered})`} does not match the pinned one: refused; to trust it, PUT the key again with it as host_fingerprint`)
   }
   if (/Permission denied|Too many authentication failures/i.test(text)) return new TunnelError(TUNNEL_FAILURES.auth, `the SSH server refused the key: ${text}`)
   const open = /open failed: (.*)/.exec(text)
@@ -97,8 +106,9 @@ function classify(lines: readonly string[], exitedBeforeAuth: boolean): TunnelEr
 }
 
 /** Watches ssh's stderr line by line: the milestones, and the last few non-debug lines for the error. */
-function watch(child: ChildProcess, on: { authenticated(): void; confirmed(): void }): string[] {
-  const errors: string[] = []
+function watch(child: ChildProcess, on: { authenticated(): void; confirmed(): void }): Seen {
+  const seen: Seen = { errors: [], offered: null }
+  const errors = seen.errors
   let buf = ''
   child.stderr?.setEncoding('utf8')
   child.stderr?.on('data', (chunk: string) => {
@@ -107,6 +117,8 @@ function watch(child: ChildProcess, on: { authenticated(): void; confirmed(): vo
     while ((nl = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, nl).replace(/\r$/, '')
       buf = buf.slice(nl + 1)
+      const fp = /^(SHA256:[A-Za-z0-9+/]{43})\.?$/.exec(line.trim())
+      if (fp !== null) seen.offered = fp[1] as string
       if (line.startsWith('Authenticated to ')) on.authenticated()
       else if (/^debug\d: channel \d+: open confirm/.test(line)) on.confirmed()
       else if (!line.startsWith('debug') && line.trim() !== '' && !/^@+$/.test(line.trim())) {
@@ -116,7 +128,7 @@ function watch(child: ChildProcess, on: { authenticated(): void; confirmed(): vo
     }
     if (buf.length > 4096) buf = ''
   })
-  return errors
+  return seen
 }
 
 export interface Channel {
@@ -149,7 +161,7 @@ export async function openChannel(e: SshEndpoint, workDir: string, target: { hos
       child.kill('SIGKILL')
       reject(err)
     }
-    const errors = watch(child, {
+    const seen = watch(child, {
       authenticated: () => {
         authed = true
         void rm(p.keyFile, { force: true })
@@ -170,7 +182,7 @@ export async function openChannel(e: SshEndpoint, workDir: string, target: { hos
     })
     child.once('exit', () => {
       cleanup()
-      fail(classify(errors, !authed))
+      fail(classify(seen, !authed))
     })
   })
 }
@@ -190,7 +202,7 @@ export async function authenticate(e: SshEndpoint, workDir: string, timeoutMs: n
       if (err === null) resolve()
       else reject(err)
     }
-    const errors = watch(child, {
+    const seen = watch(child, {
       authenticated: () => {
         void rm(p.keyFile, { force: true })
         finish(null)
@@ -203,7 +215,7 @@ export async function authenticate(e: SshEndpoint, workDir: string, timeoutMs: n
     })
     child.once('exit', () => {
       void rm(p.dir, { recursive: true, force: true })
-      finish(classify(errors, true))
+      finish(classify(seen, true))
     })
   })
 }

@@ -149,6 +149,8 @@ t.test('a changed host key is refused, not trusted', async (t) => {
   const refused = await until('host key refused', () => check(checkId), (c) => c?.last_result?.code === 'LOOKOUT_PROBE_SSH_HOST_KEY')
   t.equal(refused?.last_result?.status, 'unknown', 'unknown: the path to the target cannot be trusted')
   t.match(refused?.last_result?.reason, /host key/)
+  t.ok(refused?.last_result?.reason.includes(sshd.hostFingerprint()), 'the reason names the offered host key')
+  t.notOk(refused?.last_result?.reason.includes(lk.dataDir), 'and no path of the server')
   const after = await until('health unknown', () => check(checkId), (c) => c?.health === 'unknown')
   t.equal(after?.health, 'unknown')
   const key = await until('key failed', sshKey, (k) => k.synchronization.status === 'failed')
