@@ -2,7 +2,8 @@
 // loopback, the resource's key registered through PUT …/ssh-key, the monitor
 // role of a real Lookout as the managed runtime. The tunnel is proven by
 // sshd's own log of the forward; a changed host key is refused; without the
-// key the check cannot run.
+// key the check cannot run. Checks run every 2 s with 2 s timeouts: an ssh
+// handshake on a loaded test machine can take a second.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, statSync } from 'node:fs'
@@ -89,13 +90,14 @@ let checkId = ''
 t.test('a neura TCP check goes through the tunnel: up, down when the target closes, up again', async (t) => {
   const r = await lk.req('POST', `${R}/monitoring`, {
     name: 'behind the bastion', kind: 'tcp', location: 'neura',
-    configuration: { host: '127.0.0.1', port: target.port, expect: 'hello-through-ssh', ssh: true, interval_seconds: 1, timeout_seconds: 1 },
+    configuration: { host: '127.0.0.1', port: target.port, expect: 'hello-through-ssh', ssh: true, interval_seconds: 2, timeout_seconds: 2 },
   })
   t.equal(r.status, 200, JSON.stringify(r.body))
   checkId = r.body.id
   const up = await until('healthy', () => check(checkId), (c) => c?.health === 'healthy')
   t.equal(up?.last_result?.code, 'LOOKOUT_PROBE_OK')
   t.type(up?.last_result?.details.ssh_tunnel_ms, 'number', 'the probe reports the tunnel')
+  t.comment(`ssh tunnel set up in ${String(up?.last_result?.details.ssh_tunnel_ms)} ms, probe latency ${String((up?.last_result as { latency_ms?: number } | null)?.latency_ms)} ms`)
   t.match(sshd.log(), new RegExp(`server_request_direct_tcpip: .*target 127\\.0\\.0\\.1 port ${target.port}`), 'sshd forwarded to the target')
   t.equal(statSync(join(lk.dataDir, 'ssh')).mode & 0o777, 0o700, 'the work directory is private')
   const seen = await until('a probe\'s private ssh directory', async () => sshDirs(), (d) => d.length > 0, 20_000)
@@ -118,7 +120,7 @@ t.test('a neura PostgreSQL check through the tunnel', { skip: postgresAvailable(
   process.env.LOOKOUT_SECRET_NEURA_PG = pg.password
   const r = await lk.req('POST', `${R}/monitoring`, {
     name: 'db behind the bastion', kind: 'postgresql', location: 'neura', credential: { env: 'LOOKOUT_SECRET_NEURA_PG' },
-    configuration: { host: '127.0.0.1', port: pg.port, user: pg.user, ssh: true, interval_seconds: 1, timeout_seconds: 1 },
+    configuration: { host: '127.0.0.1', port: pg.port, user: pg.user, ssh: true, interval_seconds: 2, timeout_seconds: 2 },
   })
   t.equal(r.status, 200, JSON.stringify(r.body))
   const up = await until('pg healthy', () => check(r.body.id), (c) => c?.health === 'healthy')
@@ -133,7 +135,7 @@ t.test('a neura HTTP(S) check through the tunnel', async (t) => {
   const redirects = await lk.req('POST', `${R}/monitoring`, { name: 'x', kind: 'https', location: 'neura', configuration: { url: web.url, ssh: true, follow_redirects: true } })
   t.equal(redirects.status, 422, 'one tunnel is one origin: no redirects')
   const r = await lk.req('POST', `${R}/monitoring`, {
-    name: 'web behind the bastion', kind: 'https', location: 'neura', configuration: { url: web.url, ssh: true, interval_seconds: 1, timeout_seconds: 1 },
+    name: 'web behind the bastion', kind: 'https', location: 'neura', configuration: { url: web.url, ssh: true, interval_seconds: 2, timeout_seconds: 2 },
   })
   t.equal(r.status, 200, JSON.stringify(r.body))
   const up = await until('http healthy', () => check(r.body.id), (c) => c?.health === 'healthy')
