@@ -11,8 +11,9 @@ import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import type { SshEndpoint } from './secrets.ts'
 
-export const SSH_BIN = process.env.LOOKOUT_SSH_BIN ?? 'ssh'
-export const SSH_KEYSCAN_BIN = process.env.LOOKOUT_SSH_KEYSCAN_BIN ?? 'ssh-keyscan'
+/** Debian's openssh-client, from PATH. */
+export const SSH_BIN = 'ssh'
+export const SSH_KEYSCAN_BIN = 'ssh-keyscan'
 /** known_hosts names the pinned keys by this alias, whatever host and port they were pinned for. */
 const HOST_ALIAS = 'lookout-pinned-host'
 const MAX_ERROR_LINES = 4
