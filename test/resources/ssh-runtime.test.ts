@@ -21,11 +21,14 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }))
 execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'a passphrase', '-f', join(dir, 'k')])
 const priv = readFileSync(join(dir, 'k'), 'utf8')
 const pg = await startTestPostgres()
-t.teardown(() => pg.stop())
 const secret = randomBytes(32)
 // API role only: no monitor installs (and dials) the keys behind the test's back.
 const lk = await startTestLookout({ roles: ['api'], env: { DATABASE_URL: pg.url, LOOKOUT_SECRET_KEY: secret.toString('hex') } })
-t.teardown(() => lk.stop())
+// Lookout first, then its database (stopped the other way round, Lookout's stop would fail half-way).
+t.teardown(async () => {
+  await lk.stop()
+  await pg.stop()
+})
 const P = `/v1/workspaces/${lk.workspaceId}`
 const HOST_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINOAKKU0jnD4/8ehLZSF5pN51H4z24JV6T3XzlbsAiXh'
 const OTHER_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhxVAHVRTeR8AuptFu9M44RjBuV2v+Jp4RIsivQyGuG'
