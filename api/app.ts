@@ -25,6 +25,7 @@ import { projectRoutes } from './projects/index.ts'
 import { serviceRoutes } from './services/routes.ts'
 import { sshRoutes } from './ssh/routes.ts'
 import { repositoryRoutes } from './repository/routes.ts'
+import { SshKeyRuntime } from './ssh/runtime.ts'
 import { identityRoutes } from './identity/routes.ts'
 import { alertRoutes } from './alerts/routes.ts'
 import type { AlertSettings } from './alerts/settings.ts'
@@ -169,6 +170,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     db: opts.db,
     cacheDir: opts.repositories?.cacheDir ?? join(tmpdir(), 'lookout-repositories'),
     roots: opts.repositories?.roots ?? [],
+    // ssh:// repositories use the resource's registered key with the managed runtime's strict client.
+    ...(opts.secretKey === undefined ? {} : { runtime: new SshKeyRuntime(opts.db, opts.secretKey) }),
   })
   await app.register(identityRoutes, { db: opts.db, version: opts.version ?? '0.0.0', maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024 })
   await app.register(senderRoutes, { db: opts.db })

@@ -8,11 +8,12 @@ cd "$(dirname "$0")/.."
 mode="${1:-start}"
 case "$mode" in start|test|bench) ;; *) echo "usage: bootstrap.sh start|test|bench" >&2; exit 2 ;; esac
 
-# Debian packages: nats-server always; the servers the probe tests start, and git, for tests.
-pkgs=(nats-server)
-if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git); fi
-# Desktop tests: a private session bus and notify-send (toasts), the test's notification server (python3-dbus, python3-gi), ssh-keygen.
-if [ "$mode" = test ]; then pkgs+=(dbus libnotify-bin python3-dbus python3-gi openssh-client); fi
+# Debian packages: nats-server, openssh-client for the monitor role's SSH tunnels (neura checks) and
+# libnotify-bin for the desktop service's toasts (notify-send), always; for tests also the servers the
+# probe tests start (openssh-server for the tunnel test), git, and for the desktop tests a private
+# session bus and the test's notification server (dbus, python3-dbus, python3-gi).
+pkgs=(nats-server openssh-client libnotify-bin)
+if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git openssh-server dbus python3-dbus python3-gi); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,7 +10,7 @@ import { PG_MIGRATIONS, TokenVerifier, buildApp, migrate, openPglite, openPostgr
 import {
   LookoutMetrics, MeteredBroker, MeteredIngestService, createLogger, meteredLogStore, readinessChecks, startMetricsListener,
 } from '../api/index.ts'
-import { startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers } from '../api/index.ts'
+import { SshKeyRuntime, startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers } from '../api/index.ts'
 import type { DestinationStream } from 'pino'
 import { CollectorWatch, Monitor } from '../monitor/index.ts'
 import type { LookoutConfig } from './config.ts'
@@ -161,6 +161,8 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       monitor = new Monitor(db, {
         credentials: { fileDirs: [join(config.dataDir, 'secrets')] },
         observer: metrics,
+        // The monitor role is the managed runtime: it holds the workspace's runtime secrets (resource SSH keys) for neura checks.
+        ...(config.secretKey === undefined ? {} : { runtime: new SshKeyRuntime(db, config.secretKey), sshWorkDir: join(config.dataDir, 'ssh') }),
         ...(log === null ? {} : { logger: log.child({ role: 'monitor' }) }),
       })
       metrics.watchMonitor(monitor)

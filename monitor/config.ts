@@ -24,10 +24,11 @@ export interface HttpsConfig {
   ca?: string
   cert_expiry_warn_days: number
   credential_header?: string
+  ssh?: boolean
 }
-export interface TcpConfig { host: string; port: number; send?: string; expect?: string }
+export interface TcpConfig { host: string; port: number; send?: string; expect?: string; ssh?: boolean }
 export interface IcmpConfig { host: string; count: number; max_loss_percent: number; max_rtt_ms?: number }
-export interface DbConfig { host: string; port: number; user?: string; database?: string; tls: TlsMode; ca?: string; auth_source?: string }
+export interface DbConfig { host: string; port: number; user?: string; database?: string; tls: TlsMode; ca?: string; auth_source?: string; ssh?: boolean }
 export interface HeartbeatConfig { grace_seconds: number; missing: 'unhealthy' | 'unknown' }
 
 export type KindConfig = HttpsConfig | TcpConfig | IcmpConfig | DbConfig | HeartbeatConfig
@@ -47,6 +48,10 @@ const HOST = { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0
 const PORT = { type: 'integer', minimum: 1, maximum: 65535 } as const
 const PEM = { type: 'string', minLength: 1, maxLength: 65536 } as const
 const TLS = { type: 'string', enum: ['disable', 'require', 'verify'], default: 'disable' } as const
+/** Reach the target through an SSH tunnel with the resource's registered key (location neura only; host and port as the SSH server sees them). */
+const SSH = { type: 'boolean' } as const
+/** The kinds that can run through an SSH tunnel. */
+export const SSH_KINDS: readonly Kind[] = ['https', 'tcp', 'postgresql', 'mysql', 'mariadb', 'redis']
 const TIMING = {
   interval_seconds: { type: 'integer', minimum: 1, maximum: LIMITS.intervalMax, default: DEFAULT_INTERVAL_SECONDS },
   timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: LIMITS.timeoutMax },
@@ -70,6 +75,8 @@ const db = (port: number, extra: Record<string, object> = {}) => obj({
   ...extra,
 }, ['host'])
 
+const tunnelled = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, ssh: SSH } })
+
 export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
   https: obj({
     ...TIMING,
@@ -91,6 +98,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     ca: PEM,
     cert_expiry_warn_days: { type: 'integer', minimum: 0, maximum: 3650, default: 14 },
     credential_header: { type: 'string', minLength: 1, maxLength: 100, pattern: HEADER_NAME },
+    ssh: SSH,
   }, ['url']),
   tcp: obj({
     ...TIMING,
@@ -98,6 +106,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     port: PORT,
     send: { type: 'string', minLength: 1, maxLength: 4096 },
     expect: { type: 'string', minLength: 1, maxLength: 4096 },
+    ssh: SSH,
   }, ['host', 'port']),
   icmp: obj({
     ...TIMING,
@@ -106,10 +115,10 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     max_loss_percent: { type: 'number', minimum: 0, maximum: 100, default: 50 },
     max_rtt_ms: { type: 'number', exclusiveMinimum: 0, maximum: 600_000 },
   }, ['host']),
-  postgresql: db(5432),
-  mysql: db(3306),
-  mariadb: db(3306),
-  redis: db(6379),
+  postgresql: tunnelled(db(5432)),
+  mysql: tunnelled(db(3306)),
+  mariadb: tunnelled(db(3306)),
+  redis: tunnelled(db(6379)),
   mongodb: db(27017, { auth_source: { type: 'string', minLength: 1, maxLength: 128, default: 'admin' } }),
   heartbeat: obj({
     interval_seconds: TIMING.interval_seconds,
@@ -147,6 +156,8 @@ export function parseConfig(kind: Kind, input: unknown): { ok: true; config: Che
     if ((c.timeout_seconds as number) > interval) issues.push(issue('/timeout_seconds', 'timeout_seconds must not exceed interval_seconds', c.timeout_seconds))
   }
   if (kind === 'https') checkHttps(c as unknown as HttpsConfig, issues)
+  // Through a tunnel the driver dials a local socket, so the certificate cannot be checked against the host name.
+  if (c.ssh === true && c.tls === 'verify') issues.push(issue('/tls', 'tls verify is not available through an SSH tunnel: use require (the tunnel itself is encrypted to a pinned host key)', c.tls))
   if (typeof c.ca === 'string') {
     try {
       createSecureContext({ ca: c.ca })
@@ -170,6 +181,8 @@ function checkHttps(c: HttpsConfig, issues: ConfigIssue[]): void {
   if (url !== null && url.protocol !== 'https:' && url.protocol !== 'http:') issues.push(issue('/url', 'url must use http or https', clip(c.url)))
   if (url !== null && (url.username !== '' || url.password !== '')) issues.push(issue('/url', 'url must not carry credentials: use credential_header and a credential reference'))
   if (c.status_min > c.status_max) issues.push(issue('/status_max', 'status_max must be at least status_min', c.status_max))
+  // One tunnel is one connection to one origin: a redirect elsewhere would need another tunnel.
+  if (c.ssh === true && c.follow_redirects) issues.push(issue('/follow_redirects', 'redirects are not followed through an SSH tunnel', true))
   if (c.body_regex !== undefined) {
     try {
       new RegExp(c.body_regex)

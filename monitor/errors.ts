@@ -42,6 +42,10 @@ export const PROBE_REASONS = {
   credential: 'LOOKOUT_PROBE_CREDENTIAL_UNAVAILABLE',
   adapter: 'LOOKOUT_PROBE_ADAPTER_UNAVAILABLE',
   error: 'LOOKOUT_PROBE_ERROR',
+  sshKey: 'LOOKOUT_PROBE_SSH_KEY_UNAVAILABLE',
+  sshHostKey: 'LOOKOUT_PROBE_SSH_HOST_KEY',
+  sshAuth: 'LOOKOUT_PROBE_SSH_AUTH',
+  sshTunnel: 'LOOKOUT_PROBE_SSH_TUNNEL',
 } as const
 export type ProbeReason = (typeof PROBE_REASONS)[keyof typeof PROBE_REASONS]
 
@@ -66,4 +70,8 @@ export const MONITOR_PROBE_ERROR_CODES: Record<ProbeReason, string> = {
   LOOKOUT_PROBE_CREDENTIAL_UNAVAILABLE: 'the credential reference cannot be read or is not allowed (unknown)',
   LOOKOUT_PROBE_ADAPTER_UNAVAILABLE: 'the probe adapter for this kind cannot run in this process (unknown)',
   LOOKOUT_PROBE_ERROR: 'the probe itself failed unexpectedly (unknown: not evidence about the target)',
+  LOOKOUT_PROBE_SSH_KEY_UNAVAILABLE: 'a check with configuration.ssh has no SSH key the managed runtime can use: none registered for the resource, or no LOOKOUT_SECRET_KEY (unknown)',
+  LOOKOUT_PROBE_SSH_HOST_KEY: 'the SSH server\'s host key does not match the pinned (or given) one: the tunnel is refused, never trusted silently (unknown)',
+  LOOKOUT_PROBE_SSH_AUTH: 'the SSH server refused the resource\'s registered key (unknown: not evidence about the target)',
+  LOOKOUT_PROBE_SSH_TUNNEL: 'the SSH server could not be reached or the tunnel did not open in time, or this process runs no SSH tunnels (unknown)',
 }

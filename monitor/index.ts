@@ -36,6 +36,9 @@ export { IcmpRunner } from './probes/icmp.ts'
 export { DatabaseRunner } from './probes/database.ts'
 export { HeartbeatRunner } from './probes/heartbeat.ts'
 export type { Outcome, ProbeTarget, ProbeContext, Runner } from './probes/index.ts'
+export { SshTunnels, KeyInstaller, SYNC_STATUS, fingerprintOf, sshCommand } from './tunnel/index.ts'
+export type { RuntimeSecrets, SshEndpoint, SyncStatus, SshCommand } from './tunnel/index.ts'
+export { SSH_KINDS } from './config.ts'
 export {
   CheckNotFoundError, RevisionConflictError, IdTakenError, CheckPausedError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS,
 } from './errors.ts'

@@ -20,6 +20,7 @@ import { outcome as makeOutcome } from './probes/outcome.ts'
 import { ms, type CheckRow } from './rows.ts'
 import { applyObservation, type CheckState } from './state.ts'
 import { writeResults, type CheckIdentity, type PendingResult } from './writer.ts'
+import { KeyInstaller, SshTunnels, type RuntimeSecrets } from './tunnel/index.ts'
 
 export interface MonitorLogger {
   warn(obj: object, msg: string): void
@@ -47,6 +48,15 @@ export interface MonitorOptions {
   logger?: MonitorLogger
   /** Told of every probe result (the metrics registry: results by kind). */
   observer?: { checkRun(kind: string, result: string): void }
+  /**
+   * The workspace's runtime secrets (resource SSH keys): with them this process is the managed
+   * runtime, running the SSH tunnels of `neura` checks and installing keys. Without them such checks are unknown.
+   */
+  runtime?: RuntimeSecrets
+  /** How often pending SSH keys are installed. Default 5 s. */
+  installEveryMs?: number
+  /** Where the ssh client's key directories are made (default: the system temp dir). */
+  sshWorkDir?: string
 }
 
 /** Extra time past a probe's own timeout after which the scheduler stops waiting for it. */
@@ -157,6 +167,8 @@ export class Monitor {
   readonly #log: MonitorLogger
   readonly #observer: { checkRun(kind: string, result: string): void } | null
   readonly #runners: Record<Kind, Runner>
+  readonly #tunnels: SshTunnels | undefined
+  readonly #installer: KeyInstaller | null
   readonly #limit: Record<Kind, number>
   readonly #active: Record<Kind, number>
   readonly #waiting: Record<Kind, Waiting>
@@ -197,6 +209,9 @@ export class Monitor {
     this.#observer = opts.observer ?? null
     this.#log = opts.logger ?? { warn: (obj, msg) => console.error(`monitor: ${msg}`, obj) }
     this.#runners = createRunners(db, { icmp: opts.icmp })
+    this.#tunnels = opts.runtime === undefined ? undefined : new SshTunnels(opts.runtime, opts.sshWorkDir)
+    this.#installer = opts.runtime === undefined || this.#tunnels === undefined ? null
+      : new KeyInstaller(opts.runtime, this.#tunnels, { everyMs: opts.installEveryMs, onError: (err) => this.#log.warn({ err }, 'installing SSH keys failed') })
     this.#limit = { ...DEFAULT_CONCURRENCY, ...opts.concurrency }
     this.#active = Object.fromEntries(ALL_KINDS.map((k) => [k, 0])) as Record<Kind, number>
     this.#waiting = Object.fromEntries(ALL_KINDS.map((k) => [k, new Waiting()])) as Record<Kind, Waiting>
@@ -214,6 +229,7 @@ export class Monitor {
     this.#leaseUntil = now + this.#leaseMs
     await this.#housekeeping(true)
     this.#armHouse()
+    this.#installer?.start()
   }
 
   /** Stops probing, waits for probes in flight and their writes, then gives every lease back. */
@@ -221,6 +237,7 @@ export class Monitor {
     if (!this.#running) return
     this.#running = false
     this.#clearTimers()
+    await this.#installer?.stop()
     await this.#house.catch(() => undefined)
     await this.settle()
     await releaseLeases(this.#db, this.#worker, null).catch(() => undefined)
@@ -422,6 +439,8 @@ export class Monitor {
     e.target = {
       checkId: row.id, kind: row.kind, config: row.configuration, credential: row.credential as CredentialRef | null,
       timeoutMs: row.timeout_ms, intervalMs: row.interval_ms, graceMs: row.grace_ms, activeSince: ms(row.active_since) ?? now,
+      // Only neura checks get the workspace's runtime secrets (public ones never tunnel, whatever their configuration says).
+      ...(row.location === 'neura' ? { owner: { workspaceId: row.workspace_id, resourceId: row.resource_id } } : {}),
     }
     e.enabled = row.enabled
     e.maintenanceUntil = ms(row.maintenance_until)
@@ -506,7 +525,7 @@ export class Monitor {
     let guard: NodeJS.Timeout | undefined
     try {
       out = await Promise.race([
-        this.#runners[kind].run(e.target, { credentials: this.#credentials, now: startedAt }),
+        this.#runners[kind].run(e.target, { credentials: this.#credentials, now: startedAt, tunnels: this.#tunnels }),
         new Promise<Outcome>((resolve) => {
           guard = setTimeout(resolve, e.target.timeoutMs + GUARD_MS, makeOutcome('unknown', PROBE_REASONS.error, 'the probe did not finish'))
           guard.unref()

@@ -72,6 +72,13 @@ export class Problems {
     return loc
   }
 
+  /** An SSH tunnel uses the workspace's runtime secrets: only the managed runtime (location neura) has them. */
+  tunnel(location: Location, stored: Record<string, unknown> | undefined): void {
+    if (stored?.ssh === true && location !== 'neura') {
+      this.add(detail([...this.#places.configuration, 'ssh'], 'ssh tunnels are run by the managed runtime: the check needs location neura', 'value_error', true))
+    }
+  }
+
   async source(db: Sql, ws: string, rid: string, id: string | null | undefined): Promise<void> {
     if (id == null) return
     if (!(await sourceOnResource(db, ws, rid, id))) this.add(detail(this.#places.sourceId, 'no enrolled monitor source of this resource has this id', 'value_error', id))
@@ -105,6 +112,7 @@ export async function cloudNewCheck(db: Sql, ws: string, rid: string, b: Monitor
   const location = p.location(kind, b.location)
   const config = p.config(kind, b.configuration ?? {})
   const credential = b.credential == null ? null : p.credential(b.credential)
+  p.tunnel(location, config?.stored)
   await p.source(db, ws, rid, b.source_id)
   p.throwIfAny()
   return {
@@ -127,6 +135,7 @@ export async function cloudPatch(db: Sql, row: CheckRow, b: MonitorChange): Prom
     const config = p.config(kind, b.configuration ?? row.configuration)
     if (config !== null) patch.config = config
   }
+  p.tunnel(patch.location ?? row.location, patch.config?.stored ?? row.configuration)
   if (b.credential != null) patch.credential = Object.keys(b.credential).length === 0 ? null : p.credential(b.credential)
   if (b.source_id != null) {
     await p.source(db, row.workspace_id, row.resource_id, b.source_id)
@@ -155,6 +164,7 @@ export function desktopFields(b: DesktopCheckBody): { kind: Kind; location: Loca
   const location = p.location(kind, loc)
   const config = p.config(kind, rest)
   const credential = cred === undefined || cred === null ? null : p.credential(cred)
+  p.tunnel(location, config?.stored)
   p.throwIfAny()
   return { kind, location, config: config as CheckConfig, credential }
 }

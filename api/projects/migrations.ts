@@ -186,5 +186,35 @@ export const PROJECT_MIGRATIONS: MigrationSet = {
           WHERE kind = 'service_ticket' AND deleted_at IS NULL AND archived_at IS NULL;
       `,
     },
+    {
+      version: 3,
+      name: 'tickets and their replies',
+      // A ticket shares its id with its work task (kind service_ticket, source_ticket = that id): the
+      // tickets list shows tasks, and GET P/tickets/{id} takes the id the list gives.
+      sql: `
+        CREATE TABLE project_tickets (
+          id uuid PRIMARY KEY REFERENCES project_items(id),
+          workspace_id uuid NOT NULL REFERENCES workspaces(id),
+          subject text NOT NULL,
+          body text NOT NULL,
+          category text NOT NULL,
+          resource uuid REFERENCES resources(id),
+          service uuid,
+          created_by integer,
+          created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE project_ticket_replies (
+          id uuid PRIMARY KEY,
+          seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+          workspace_id uuid NOT NULL REFERENCES workspaces(id),
+          ticket_id uuid NOT NULL REFERENCES project_tickets(id),
+          body text NOT NULL,
+          visibility text NOT NULL,
+          author integer,
+          created_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX project_ticket_replies_ticket ON project_ticket_replies (ticket_id, seq);
+      `,
+    },
   ],
 }

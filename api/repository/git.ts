@@ -1,6 +1,7 @@
 // The git binary, run without a shell (execFile/spawn with an argument list)
 // in a scrubbed environment: no system or user config, no prompts, literal
-// pathspecs (a path is never pathspec magic), only file and https transports,
+// pathspecs (a path is never pathspec magic), only file and https transports
+// (and ssh, with the resource's registered key, for an ssh:// remote),
 // no hooks, no redirects. Nothing of the server's environment (secrets
 // included) reaches git.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -28,8 +29,10 @@ const CONFIG = [
   '-c', 'credential.helper=',
 ]
 
-export function gitEnv(home: string): NodeJS.ProcessEnv {
+export function gitEnv(home: string, sshCommand?: string): NodeJS.ProcessEnv {
   return {
+    // An ssh:// remote of a resource with a registered key: the managed runtime's strict ssh client (monitor/tunnel).
+    ...(sshCommand === undefined ? {} : { GIT_SSH_COMMAND: sshCommand, GIT_SSH_VARIANT: 'ssh' }),
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: home,
     LC_ALL: 'C',
@@ -40,7 +43,7 @@ export function gitEnv(home: string): NodeJS.ProcessEnv {
     SSH_ASKPASS: '/bin/false',
     GIT_LITERAL_PATHSPECS: '1',
     GIT_NO_REPLACE_OBJECTS: '1',
-    GIT_ALLOW_PROTOCOL: 'file:https',
+    GIT_ALLOW_PROTOCOL: sshCommand === undefined ? 'file:https' : 'file:https:ssh',
   }
 }
 
@@ -50,17 +53,20 @@ export interface GitRunOptions {
   timeoutMs?: number
   maxBuffer?: number
   signal?: AbortSignal
+  /** GIT_SSH_COMMAND for an ssh:// remote; without it the ssh transport stays off. */
+  sshCommand?: string
 }
 
 function argv(args: readonly string[], o: GitRunOptions): string[] {
-  return [...CONFIG, ...(o.gitDir === undefined ? [] : [`--git-dir=${o.gitDir}`]), ...args]
+  const ssh = o.sshCommand === undefined ? [] : ['-c', 'protocol.ssh.allow=always']
+  return [...CONFIG, ...ssh, ...(o.gitDir === undefined ? [] : [`--git-dir=${o.gitDir}`]), ...args]
 }
 
 /** Runs git to completion; stdout as bytes. Rejects with GitError (non-zero exit) or GitMissing. */
 export function git(args: readonly string[], o: GitRunOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     execFile('git', argv(args, o), {
-      env: gitEnv(o.home), encoding: 'buffer', maxBuffer: o.maxBuffer ?? 16 * 1024 * 1024,
+      env: gitEnv(o.home, o.sshCommand), encoding: 'buffer', maxBuffer: o.maxBuffer ?? 16 * 1024 * 1024,
       timeout: o.timeoutMs ?? 30_000, killSignal: 'SIGKILL', signal: o.signal, cwd: o.home,
     }, (err, stdout, stderr) => {
       if (err === null) return resolve(stdout)
@@ -75,5 +81,5 @@ export function git(args: readonly string[], o: GitRunOptions): Promise<Buffer> 
 
 /** Starts git with piped stdout, for output read as it comes (and cut short). */
 export function gitStream(args: readonly string[], o: GitRunOptions): ChildProcess {
-  return spawn('git', argv(args, o), { env: gitEnv(o.home), stdio: ['ignore', 'pipe', 'pipe'], cwd: o.home, signal: o.signal, timeout: o.timeoutMs ?? 30_000, killSignal: 'SIGKILL' })
+  return spawn('git', argv(args, o), { env: gitEnv(o.home, o.sshCommand), stdio: ['ignore', 'pipe', 'pipe'], cwd: o.home, signal: o.signal, timeout: o.timeoutMs ?? 30_000, killSignal: 'SIGKILL' })
 }

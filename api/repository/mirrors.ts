@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { git, GitError, GitMissing } from './git.ts'
+import type { SshCommand } from '../../monitor/index.ts'
 import type { ResolvedSource, SourceName } from './source.ts'
 
 export interface MirrorState {
@@ -19,6 +20,15 @@ export interface MirrorState {
 }
 
 const MAX_TRANSFERS = 2
+
+function sshReason(stderr: string): string | null {
+  if (/HOST IDENTIFICATION HAS CHANGED|Host key verification failed/i.test(stderr)) return 'the SSH server\'s host key does not match the pinned one: refused (PUT the key again with the new host_fingerprint to trust it)'
+  if (/Permission denied \(/.test(stderr)) return 'the SSH server refused the resource\'s key'
+  return null
+}
+
+/** The ssh:// source's key or host trust could not be made ready (the message names why; no secret in it). */
+class SshUnavailable extends Error {}
 const TRANSFER_TIMEOUT_MS = 10 * 60_000
 
 export class RepositoryMirrors {
@@ -64,11 +74,11 @@ export class RepositoryMirrors {
     return s !== null && s.configured === src.configured && s.last_refresh_at !== null && existsSync(this.gitDir(resourceId, src.source))
   }
 
-  /** Starts a background refresh unless one is running; returns at once. */
-  refresh(resourceId: string, src: ResolvedSource): void {
+  /** Starts a background refresh unless one is running; returns at once. An ssh:// source brings its ssh command's maker. */
+  refresh(resourceId: string, src: ResolvedSource, ssh?: () => Promise<SshCommand>): void {
     const key = `${resourceId}/${src.source}`
     if (this.#jobs.has(key) || this.#abort.signal.aborted) return
-    const job = this.#run(resourceId, src).finally(() => this.#jobs.delete(key))
+    const job = this.#run(resourceId, src, ssh).finally(() => this.#jobs.delete(key))
     this.#jobs.set(key, job)
   }
 
@@ -88,7 +98,7 @@ export class RepositoryMirrors {
     }
   }
 
-  async #run(resourceId: string, src: ResolvedSource): Promise<void> {
+  async #run(resourceId: string, src: ResolvedSource, ssh?: () => Promise<SshCommand>): Promise<void> {
     const dir = join(this.cacheDir, resourceId)
     await mkdir(dir, { recursive: true, mode: 0o700 })
     const prev = await this.state(resourceId, src.source)
@@ -102,10 +112,18 @@ export class RepositoryMirrors {
     }
     await this.#writeState(resourceId, src.source, base)
     const release = await this.#slot()
-    const opts = { home: this.cacheDir, timeoutMs: TRANSFER_TIMEOUT_MS, signal: this.#abort.signal, maxBuffer: 1024 * 1024 }
+    let cmd: SshCommand | null = null
+    const opts = { home: this.cacheDir, timeoutMs: TRANSFER_TIMEOUT_MS, signal: this.#abort.signal, maxBuffer: 1024 * 1024, sshCommand: undefined as string | undefined }
     const target = this.gitDir(resourceId, src.source)
     const tmp = join(dir, `.${src.source}-${randomUUID()}.tmp`)
     try {
+      if (src.ssh !== undefined) {
+        if (ssh === undefined) throw new SshUnavailable('no SSH key is available for this ssh:// repository')
+        cmd = await ssh().catch((err: unknown) => {
+          throw new SshUnavailable(`SSH: ${String((err as Error)?.message ?? err)}`)
+        })
+        opts.sshCommand = cmd.command
+      }
       if (same) {
         await git(['fetch', '--prune', '--quiet', 'origin'], { ...opts, gitDir: target })
         await this.#followRemoteHead(target, opts)
@@ -117,16 +135,20 @@ export class RepositoryMirrors {
       await this.#writeState(resourceId, src.source, { ...base, state: 'ready', last_refresh_at: new Date().toISOString() })
     } catch (err) {
       await rm(tmp, { recursive: true, force: true }).catch(() => undefined)
-      const why = err instanceof GitError || err instanceof GitMissing ? err.message : 'the refresh failed'
+      let why = err instanceof GitError || err instanceof GitMissing || err instanceof SshUnavailable ? err.message : 'the refresh failed'
+      // git's last lines only say it could not read the remote; ssh said why earlier.
+      if (src.ssh !== undefined && err instanceof GitError) why = sshReason(err.stderr) ?? why
       await this.#writeState(resourceId, src.source, { ...base, state: 'failed', last_error: why.split(this.cacheDir).join('<cache>').slice(0, 500) })
         .catch(() => undefined)
     } finally {
+      // The key file lives only as long as the transfer.
+      await cmd?.dispose().catch(() => undefined)
       release()
     }
   }
 
   /** A mirror's HEAD follows the remote's default branch when it changes. */
-  async #followRemoteHead(gitDir: string, opts: { home: string; signal: AbortSignal }): Promise<void> {
+  async #followRemoteHead(gitDir: string, opts: { home: string; signal: AbortSignal; sshCommand?: string }): Promise<void> {
     const out = (await git(['ls-remote', '--symref', 'origin', 'HEAD'], { ...opts, gitDir, timeoutMs: 60_000 })).toString('utf8')
     const m = /^ref: (refs\/heads\/[^\t\n]+)\tHEAD$/m.exec(out)
     if (m !== null) await git(['symbolic-ref', 'HEAD', m[1] as string], { ...opts, gitDir })

@@ -1,6 +1,7 @@
 // Repository views of a resource of kind repository (see source.ts for what it
 // may name): GET .../repository?view=status|tree|file|search|semantic and
 // POST .../repository/refresh (starts a background fetch, answers at once).
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Sql } from '../db/index.ts'
 import { principalOf } from '../auth/plugin.ts'
@@ -10,8 +11,10 @@ import { getResource } from '../resources/store.ts'
 import { GitError, GitMissing } from './git.ts'
 import { acquireMirrors, releaseMirrors } from './mirrors.ts'
 import { repoPath } from './paths.ts'
-import { configuredValue, resolveSource, SOURCE_KEYS, type SourceName } from './source.ts'
+import { configuredValue, resolveSource, SOURCE_KEYS, type ResolvedSource, type SourceName } from './source.ts'
 import { fileView, searchView, statusView, treeView } from './views.ts'
+import { checkSshRemote, sshCommandFor } from './ssh-remote.ts'
+import type { RuntimeSecrets } from '../../monitor/index.ts'
 
 export interface RepositoryRoutesOptions {
   db: Sql
@@ -19,6 +22,8 @@ export interface RepositoryRoutesOptions {
   cacheDir: string
   /** Directories under which a local repository may be named (LOOKOUT_REPOSITORY_ROOTS). */
   roots: readonly string[]
+  /** Resource SSH keys for ssh:// repositories (present when LOOKOUT_SECRET_KEY is set). */
+  runtime?: RuntimeSecrets
 }
 
 export const REPOSITORY_QUERY = {
@@ -53,6 +58,12 @@ function unavailable(msg: string): Error {
 export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRoutesOptions): Promise<void> {
   const { db, roots } = opts
   const mirrors = acquireMirrors(opts.cacheDir)
+  /** Checks a source git is about to fetch and starts the refresh (ssh:// with the resource's key). */
+  const start = async (ws: string, rid: string, src: ResolvedSource): Promise<void> => {
+    if (src.ssh === undefined) return mirrors.refresh(rid, src)
+    await checkSshRemote(db, ws, rid, src.ssh, opts.runtime)
+    mirrors.refresh(rid, src, sshCommandFor(opts.runtime as RuntimeSecrets, join(opts.cacheDir, '.ssh'), ws, rid))
+  }
   app.addHook('onClose', async () => releaseMirrors(mirrors))
   const auth = { auth: { contract: 'cloud', scope: null } } as const
 
@@ -69,7 +80,7 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
     if ((state === null || state.configured !== configured) && !mirrors.isRefreshing(rid, q.source)) {
       // First read of this source (or its details changed): fetch now, in the background.
       // A failed fetch is not retried by reads: POST .../refresh does that.
-      mirrors.refresh(rid, await resolveSource(resource, q.source, roots))
+      await start(p.workspaceId, rid, await resolveSource(resource, q.source, roots))
       state = await mirrors.state(rid, q.source)
     }
     const ready = await mirrors.ready(rid, src)
@@ -114,7 +125,7 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
     if ((resource.details[SOURCE_KEYS.wiki] ?? '').trim() !== '') sources.push('wiki')
     // Checked now, so a source the server may not read is a 409 here, not a failed job later.
     const resolved = await Promise.all(sources.map((s) => resolveSource(resource, s, roots)))
-    for (const src of resolved) mirrors.refresh(rid, src)
+    for (const src of resolved) await start(p.workspaceId, rid, src)
     return {
       resource_id: rid,
       requested_at: new Date().toISOString(),

@@ -1,8 +1,9 @@
 // Which repository a resource names, and whether the server may read it.
 // details.repository_url (code) and details.repository_wiki_url (wiki) hold
 // either an https URL (no credentials in it; every address of its host must be
-// public) or an absolute local path (or file:// URL) whose real path, symbolic
-// links resolved, lies under one of the operator's LOOKOUT_REPOSITORY_ROOTS.
+// public), an ssh:// URL of the resource's registered SSH key's destination
+// (ssh-remote.ts), or an absolute local path (or file:// URL) whose real path,
+// symbolic links resolved, lies under one of the operator's LOOKOUT_REPOSITORY_ROOTS.
 import { lookup } from 'node:dns/promises'
 import { realpath, stat } from 'node:fs/promises'
 import { BlockList, isIP } from 'node:net'
@@ -20,12 +21,21 @@ export interface RepoResource {
   details: Record<string, string>
 }
 
+/** Where an ssh:// remote is: it must be the resource's registered SSH key's destination. */
+export interface SshRemote {
+  host: string
+  port: number
+  user: string | null
+}
+
 export interface ResolvedSource {
   source: SourceName
   /** The details value as written (a change of it means a fresh clone). */
   configured: string
-  /** What git clones: a real local path or an https URL. */
+  /** What git clones: a real local path, an https URL, or an ssh:// URL. */
   location: string
+  /** Set for an ssh:// remote: git runs with the resource's key and pinned host trust. */
+  ssh?: SshRemote
 }
 
 const NOT_PUBLIC = new BlockList()
@@ -92,10 +102,30 @@ async function httpsUrl(raw: string): Promise<string> {
   return u.href
 }
 
+// The SSH host as the key store accepts it: no whitespace or control characters, no leading '-'.
+const SSH_HOST_RE = /^[^\s\x00-\x1f\x7f-][^\s\x00-\x1f\x7f]*$/
+
+function sshUrl(raw: string): { location: string; ssh: SshRemote } {
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new RepositoryNotConfiguredError('repository URL is not a valid URL')
+  }
+  if (u.password !== '') throw new RepositoryNotConfiguredError('the repository URL must not carry a password (details are workspace-visible)')
+  if (u.search !== '' || u.hash !== '') throw new RepositoryNotConfiguredError('the repository URL must not have a query or fragment')
+  const host = u.hostname.replace(/^\[|\]$/g, '')
+  if (!SSH_HOST_RE.test(host) || u.pathname.length < 2 || /[\s\x00-\x1f\x7f]/.test(decodeURIComponent(u.pathname))) {
+    throw new RepositoryNotConfiguredError('the ssh:// repository URL needs a host and a path without spaces or control characters')
+  }
+  return { location: u.href, ssh: { host, port: u.port === '' ? 22 : Number(u.port), user: u.username === '' ? null : decodeURIComponent(u.username) } }
+}
+
 /** Resolves and checks a source just before git touches it. */
 export async function resolveSource(resource: RepoResource, source: SourceName, roots: readonly string[]): Promise<ResolvedSource> {
   const configured = configuredValue(resource, source)
   let location: string
+  if (configured.startsWith('ssh://')) return { source, configured, ...sshUrl(configured) }
   if (configured.startsWith('https://')) location = await httpsUrl(configured)
   else if (configured.startsWith('file://')) {
     let p: string
@@ -106,6 +136,6 @@ export async function resolveSource(resource: RepoResource, source: SourceName, 
     }
     location = await localPath(p, roots)
   } else if (configured.startsWith('/')) location = await localPath(configured, roots)
-  else throw new RepositoryNotConfiguredError('the repository must be an https URL or an absolute path on the server (http, ssh and git URLs are not read)')
+  else throw new RepositoryNotConfiguredError('the repository must be an https URL or an absolute path on the server, or an ssh:// URL with the resource\'s SSH key (http, git and scp-like URLs are not read)')
   return { source, configured, location }
 }

@@ -31,9 +31,9 @@ async function slot(): Promise<() => void> {
   }
 }
 
-function runWorker(key: string, passphrase: string): Promise<ParseReply | 'timeout' | 'crashed'> {
+function runWorker(key: string, passphrase: string, exportKey = false): Promise<ParseReply | 'timeout' | 'crashed'> {
   return new Promise((resolve) => {
-    const w = new Worker(WORKER_URL, { workerData: { key, passphrase }, resourceLimits: { maxOldGenerationSizeMb: 64 }, stdout: true, stderr: true })
+    const w = new Worker(WORKER_URL, { workerData: { key, passphrase, export: exportKey }, resourceLimits: { maxOldGenerationSizeMb: 64 }, stdout: true, stderr: true })
     let settled = false
     const done = (v: ParseReply | 'timeout' | 'crashed') => {
       if (settled) return
@@ -79,4 +79,17 @@ export async function checkPrivateKey(key: string, passphrase: string): Promise<
     throw new RequestInvalid([detail(['body', 'private_key'], `An RSA key of ${r.bits} bits is too short: at least ${MIN_RSA_BITS} bits`, 'ssh_key_type')])
   }
   return { type: r.type, bits: r.bits, fingerprint: r.fingerprint, encrypted: r.encrypted }
+}
+
+/** The key decrypted and in OpenSSH format, for the managed runtime's ssh client (which cannot be given a passphrase in batch mode). */
+export async function exportPrivateKey(key: string, passphrase: string): Promise<string> {
+  const release = await slot()
+  let r: ParseReply | 'timeout' | 'crashed'
+  try {
+    r = await runWorker(key, passphrase, true)
+  } finally {
+    release()
+  }
+  if (typeof r === 'string' || !r.ok || r.openssh === undefined) throw new Error('the stored SSH key cannot be opened')
+  return r.openssh
 }

@@ -30,5 +30,21 @@ export const SSH_MIGRATIONS: MigrationSet = {
         CREATE UNIQUE INDEX resource_ssh_keys_alias ON resource_ssh_keys (workspace_id, alias);
       `,
     },
+    {
+      version: 2,
+      name: 'managed runtime: pinned host keys and install status',
+      // The monitor role is the managed runtime: it pins the SSH server's host key on first use (or
+      // checks the fingerprint the user gave) and reports per key revision whether it could use the key.
+      sql: `
+        ALTER TABLE resource_ssh_keys
+          ADD COLUMN host_keys text[] NOT NULL DEFAULT '{}',
+          ADD COLUMN expected_fingerprint text,
+          ADD COLUMN pinned_at timestamptz,
+          ADD COLUMN sync_at timestamptz;
+        UPDATE resource_ssh_keys SET sync_status = 'pending',
+          sync_detail = 'waiting for the managed runtime (the monitor role) to connect with this key';
+        CREATE INDEX resource_ssh_keys_pending ON resource_ssh_keys (sync_status) WHERE sync_status <> 'installed';
+      `,
+    },
   ],
 }

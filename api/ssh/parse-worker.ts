@@ -8,13 +8,15 @@ import sshpk from 'sshpk'
 export interface ParseRequest {
   key: string
   passphrase: string
+  /** Also answer the key unencrypted in OpenSSH format (for the managed runtime's ssh client, never for a response). */
+  export?: boolean
 }
 
 export type ParseReply =
-  | { ok: true; type: string; bits: number; curve: string | null; fingerprint: string; encrypted: boolean }
+  | { ok: true; type: string; bits: number; curve: string | null; fingerprint: string; encrypted: boolean; openssh?: string }
   | { ok: false; reason: 'unparsable' | 'public_key' | 'passphrase_missing' | 'passphrase_wrong' }
 
-function parse({ key, passphrase }: ParseRequest): ParseReply {
+function parse({ key, passphrase, export: exportKey }: ParseRequest): ParseReply {
   let encrypted = false
   let parsed: sshpk.PrivateKey | null = null
   try {
@@ -40,6 +42,7 @@ function parse({ key, passphrase }: ParseRequest): ParseReply {
     curve: k.curve ?? null,
     fingerprint: k.fingerprint('sha256').toString(),
     encrypted,
+    ...(exportKey === true ? { openssh: k.toString('openssh') } : {}),
   }
 }
 

@@ -11,6 +11,9 @@ export const SSH_KEY_SET = {
     username: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' },
     private_key: { type: 'string', minLength: 1, maxLength: 32768 },
     passphrase: { type: 'string', maxLength: 1024, default: '' },
+    // Lookout extension: the SSH server's host key fingerprint, as ssh-keygen -l prints it; without it the
+    // managed runtime pins the host key it sees first (trust on first use).
+    host_fingerprint: { type: 'string', pattern: '^SHA256:[A-Za-z0-9+/]{43}$' },
   },
 } as const
 

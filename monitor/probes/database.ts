@@ -7,6 +7,7 @@ import type { DbConfig } from '../config.ts'
 import { PROBE_REASONS } from '../errors.ts'
 import type { Kind } from '../kinds.ts'
 import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
+import { remainingMs, throughTunnel } from './tunnel.ts'
 
 const AUTH_CODES = new Set([
   '28P01', '28000', // PostgreSQL invalid password / authorization
@@ -55,12 +56,19 @@ function failure(err: unknown, timeoutMs: number, latency: number, secret: strin
   return o
 }
 
-type Driver = (c: DbConfig, password: string | undefined, timeoutMs: number) => Promise<Record<string, unknown>>
+/** Where to dial instead of host:port: the SSH tunnel's Unix socket (its directory for pg). */
+interface Via {
+  dir: string
+  path: string
+}
 
-async function postgres(c: DbConfig, password: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+type Driver = (c: DbConfig, password: string | undefined, timeoutMs: number, via?: Via) => Promise<Record<string, unknown>>
+
+async function postgres(c: DbConfig, password: string | undefined, timeoutMs: number, via?: Via): Promise<Record<string, unknown>> {
   const { default: pg } = await import('pg')
   const client = new pg.Client({
-    host: c.host, port: c.port, user: c.user, password, database: c.database ?? 'postgres',
+    // pg dials <dir>/.s.PGSQL.<port> when host is a directory.
+    host: via?.dir ?? c.host, port: c.port, user: c.user, password, database: c.database ?? 'postgres',
     ssl: tlsOptions(c) ?? false, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs,
     application_name: 'lookout-monitor',
   })
@@ -77,13 +85,13 @@ async function postgres(c: DbConfig, password: string | undefined, timeoutMs: nu
   }
 }
 
-async function mysql(c: DbConfig, password: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+async function mysql(c: DbConfig, password: string | undefined, timeoutMs: number, via?: Via): Promise<Record<string, unknown>> {
   const { createConnection } = await import('mysql2/promise')
   let conn: Awaited<ReturnType<typeof createConnection>> | null = null
   const work = (async () => {
     conn = await createConnection({
       host: c.host, port: c.port, user: c.user, password, database: c.database,
-      connectTimeout: timeoutMs, ssl: tlsOptions(c),
+      connectTimeout: timeoutMs, ssl: tlsOptions(c), ...(via === undefined ? {} : { socketPath: via.path }),
     })
     conn.on('error', () => undefined)
     const [rows] = await conn.query({ sql: 'SELECT 1 AS ok, VERSION() AS version', timeout: timeoutMs })
@@ -96,11 +104,11 @@ async function mysql(c: DbConfig, password: string | undefined, timeoutMs: numbe
   }
 }
 
-async function redis(c: DbConfig, password: string | undefined, timeoutMs: number): Promise<Record<string, unknown>> {
+async function redis(c: DbConfig, password: string | undefined, timeoutMs: number, via?: Via): Promise<Record<string, unknown>> {
   const { createClient } = await import('redis')
   const tls = tlsOptions(c)
   const client = createClient({
-    socket: {
+    socket: via !== undefined ? { path: via.path, connectTimeout: timeoutMs, reconnectStrategy: false } : {
       host: c.host, port: c.port, connectTimeout: timeoutMs, reconnectStrategy: false,
       ...(tls === undefined ? {} : { tls: true as const, rejectUnauthorized: tls.rejectUnauthorized, ca: tls.ca }),
     },
@@ -167,16 +175,22 @@ export class DatabaseRunner implements Runner {
       secret = r.secret
     }
     const start = performance.now()
+    const tunnel = await throughTunnel(target, ctx, `.s.PGSQL.${c.port}`)
+    if (tunnel !== null && !tunnel.ok) return tunnel.outcome
+    const timeoutMs = tunnel === null ? target.timeoutMs : remainingMs(target, tunnel.tunnelMs)
     let details: Record<string, unknown>
     try {
-      details = await driver(c, secret ?? undefined, target.timeoutMs)
+      details = await driver(c, secret ?? undefined, timeoutMs, tunnel === null ? undefined : tunnel.bridge)
     } catch (err) {
       if ((err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') {
         return outcome('unknown', PROBE_REASONS.adapter, `the ${target.kind} driver cannot be loaded`)
       }
-      return failure(err, target.timeoutMs, elapsed(start), secret)
+      return failure(err, timeoutMs, elapsed(start), secret)
+    } finally {
+      tunnel?.bridge.close()
     }
     const ms = elapsed(start)
-    return outcome('up', PROBE_REASONS.ok, `connected and queried in ${Math.round(ms)} ms`, ms, details)
+    if (tunnel !== null) details = { ...details, ssh_tunnel_ms: tunnel.tunnelMs }
+    return outcome('up', PROBE_REASONS.ok, `connected and queried in ${Math.round(ms)} ms${tunnel === null ? '' : ' through the SSH tunnel'}`, ms, details)
   }
 }

@@ -8,6 +8,7 @@ import { resolveCredential, redact } from '../credentials.ts'
 import type { HttpsConfig } from '../config.ts'
 import { PROBE_REASONS } from '../errors.ts'
 import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
+import { remainingMs, throughTunnel } from './tunnel.ts'
 
 const BODY_MATCH_BYTES = 64 * 1024
 const DAY_MS = 86_400_000
@@ -41,10 +42,13 @@ class ProbeConnection {
   readonly #base: buildConnector.connector
   readonly #verify: boolean
 
-  constructor(verify: boolean, ca: string | undefined, timeoutMs: number) {
+  constructor(verify: boolean, ca: string | undefined, timeoutMs: number, socketPath?: string) {
     this.#verify = verify
     // No session cache: every probe does a full handshake and sees the certificate served now.
-    this.#base = buildConnector({ rejectUnauthorized: false, secureContext: secureContext(ca), timeout: timeoutMs, maxCachedSessions: 0 })
+    // Through an SSH tunnel it dials the tunnel's socket; TLS still names and verifies the URL's host.
+    this.#base = buildConnector({
+      rejectUnauthorized: false, secureContext: secureContext(ca), timeout: timeoutMs, maxCachedSessions: 0, ...(socketPath === undefined ? {} : { socketPath }),
+    })
     this.connect = this.connect.bind(this)
   }
 
@@ -107,7 +111,21 @@ export class HttpsRunner implements Runner {
       secret = r.secret
       headers[c.credential_header.toLowerCase()] = secret
     }
-    const conn = new ProbeConnection(c.tls_verify, c.ca, target.timeoutMs)
+    const url = new URL(c.url)
+    const tunnel = await throughTunnel(target, ctx, 'https', { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) })
+    if (tunnel !== null && !tunnel.ok) return tunnel.outcome
+    try {
+      if (tunnel === null) return await this.#probe(target, ctx, c, headers, secret)
+      // The probe's timeout covers the tunnel too: the request gets what is left.
+      const o = await this.#probe({ ...target, timeoutMs: remainingMs(target, tunnel.tunnelMs) }, ctx, c, headers, secret, tunnel.bridge.path)
+      return { ...o, details: { ...o.details, ssh_tunnel_ms: tunnel.tunnelMs } }
+    } finally {
+      tunnel?.bridge.close()
+    }
+  }
+
+  async #probe(target: ProbeTarget, ctx: ProbeContext, c: HttpsConfig, headers: Record<string, string>, secret: string | null, socketPath?: string): Promise<Outcome> {
+    const conn = new ProbeConnection(c.tls_verify, c.ca, target.timeoutMs, socketPath)
     // One origin needs only a Client; following redirects may change origin and needs an Agent.
     const base: Agent | Client = c.follow_redirects
       ? new Agent({ connect: conn.connect, keepAliveTimeout: 1, keepAliveMaxTimeout: 1, connections: 1 })

@@ -2,6 +2,7 @@
 import type { CredentialPolicy, CredentialRef } from '../credentials.ts'
 import { PROBE_REASONS, type ProbeReason } from '../errors.ts'
 import type { Kind, Observation } from '../kinds.ts'
+import type { SshTunnels } from '../tunnel/tunnels.ts'
 
 export interface Outcome {
   status: Observation
@@ -25,10 +26,14 @@ export interface ProbeTarget {
   graceMs: number
   /** When the check was created or last resumed (heartbeat: the first beat is due from here). */
   activeSince: number
+  /** Whose check it is: the SSH tunnel of a neura check uses this resource's registered key. */
+  owner?: { workspaceId: string; resourceId: string }
 }
 
 export interface ProbeContext {
   credentials: CredentialPolicy
+  /** SSH tunnels with the workspace's runtime secrets: only the managed runtime (the monitor role) has them. */
+  tunnels?: SshTunnels
   /** The scheduler clock's time at probe start. */
   now: number
 }

@@ -1,9 +1,10 @@
 // TCP probe: connect to host:port, optionally send a line and wait for an
 // expected text in what the server answers (a banner or a reply).
-import { connect, type Socket } from 'node:net'
+import { connect, type NetConnectOpts, type Socket } from 'node:net'
 import type { TcpConfig } from '../config.ts'
 import { PROBE_REASONS } from '../errors.ts'
-import { elapsed, networkFailure, outcome, type Outcome, type ProbeTarget, type Runner } from './outcome.ts'
+import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
+import { remainingMs, throughTunnel } from './tunnel.ts'
 
 const BANNER_BYTES = 64 * 1024
 
@@ -19,11 +20,11 @@ class TcpAttempt {
   #connectedMs: number | null = null
   #done = false
 
-  constructor(c: TcpConfig, timeoutMs: number, resolve: (o: Outcome) => void) {
+  constructor(c: TcpConfig, timeoutMs: number, resolve: (o: Outcome) => void, dial: NetConnectOpts = { host: c.host, port: c.port }) {
     this.#c = c
     this.#timeoutMs = timeoutMs
     this.#resolve = resolve
-    this.#socket = connect({ host: c.host, port: c.port })
+    this.#socket = connect(dial)
     this.#socket.setEncoding('utf8')
     this.#timer = setTimeout(this.#onTimeout.bind(this), timeoutMs)
     this.#socket.once('connect', this.#onConnect.bind(this))
@@ -79,9 +80,17 @@ class TcpAttempt {
 }
 
 export class TcpRunner implements Runner {
-  run(target: ProbeTarget): Promise<Outcome> {
-    return new Promise((resolve) => {
-      new TcpAttempt(target.config as unknown as TcpConfig, target.timeoutMs, resolve)
-    })
+  async run(target: ProbeTarget, ctx?: ProbeContext): Promise<Outcome> {
+    const c = target.config as unknown as TcpConfig
+    const tunnel = await throughTunnel(target, ctx, 'tcp')
+    if (tunnel === null) return new Promise((resolve) => void new TcpAttempt(c, target.timeoutMs, resolve))
+    if (!tunnel.ok) return tunnel.outcome
+    // The SSH server has confirmed the channel to host:port: the connection is made; send/expect run through it.
+    try {
+      const o = await new Promise<Outcome>((resolve) => void new TcpAttempt(c, remainingMs(target, tunnel.tunnelMs), resolve, { path: tunnel.bridge.path }))
+      return { ...o, details: { ...o.details, ssh_tunnel_ms: tunnel.tunnelMs } }
+    } finally {
+      tunnel.bridge.close()
+    }
   }
 }

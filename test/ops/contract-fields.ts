@@ -57,6 +57,11 @@ export const SCHEMAS: Record<string, SchemaSpec> = {
   RevisionInput: fs({ board_id: 'uuid?', revision: 'int! >=1' }),
   CommentCreate: fs({ board_id: 'uuid?', idempotency_key: 'uuid!', body: 'str! 1..4000', visibility: 'str? {shared,internal}' }),
   CommentUpdate: fs({ board_id: 'uuid?', revision: 'int! >=1', body: 'str! 1..4000' }),
+  TicketCreate: fs({
+    board_id: 'uuid?', idempotency_key: 'uuid!', subject: 'str! 1..160', body: 'str! 1..20000',
+    category: 'str {general,technical,billing,change}', resource: 'uuid?', service: 'uuid?',
+  }),
+  Reply: fs({ board_id: 'uuid?', idempotency_key: 'uuid!', body: 'str! 1..20000', visibility: 'str? {shared,internal}' }),
   DeliverableCreate: fs({
     board_id: 'uuid?', idempotency_key: 'uuid!', title: 'str! 1..160', description: 'str max 6000', acceptance: 'str max 4000',
     owner: 'int? >0', starts_on: 'date?', due_on: 'date?',
@@ -86,7 +91,7 @@ export const SCHEMAS: Record<string, SchemaSpec> = {
   ResourceSSHKeySet: fs({
     alias: 'str! 1..63 pattern', host: 'str! 1..250', port: 'int 1..65535', username: 'str! 1..64 pattern',
     private_key: 'str! 1..32768', passphrase: 'str max 1024',
-  }),
+  }, { host_fingerprint: 'Lookout extension: pins the SSH server host key the managed runtime trusts (api/ssh/README.md)' }),
   AlertChange: fs({
     operation: 'str! {subscribe,policy,save_destination,request_verification,verify_destination,pause_destination,remove_destination,test,save_route,pause_route,acknowledge}',
     values: 'AlertValues!',
@@ -185,6 +190,9 @@ export const BODIES: readonly [method: string, path: string, schema: string][] =
   ['post', `${P}/tasks/{item_id}/comments`, 'CommentCreate'],
   ['patch', `${P}/tasks/{item_id}/comments/{comment_id}`, 'CommentUpdate'],
   ['delete', `${P}/tasks/{item_id}/comments/{comment_id}`, 'RevisionInput'],
+  // The contract shows no route for these two schemas; Lookout's routes take them (api/projects/README.md).
+  ['post', `${P}/tickets`, 'TicketCreate'],
+  ['post', `${P}/tickets/{item_id}/replies`, 'Reply'],
   ['post', `${P}/resources`, 'ResourceCreate'],
   ['patch', R, 'ResourceUpdate'],
   ['put', `${R}/ssh-key`, 'ResourceSSHKeySet'],
@@ -207,6 +215,7 @@ const FILTERED = [
   `${P}/project/boards`, `${P}/project`, `${P}/project/timeline`, `${P}/project/activity`, `${P}/project/assignees`,
   `${P}/project/taxonomy`, `${P}/project/statuses`, `${P}/deliverables`, `${P}/deliverables/{item_id}`, `${P}/tasks`,
   `${P}/tasks/{item_id}`, `${P}/notes`, `${P}/notes/{item_id}`, `${P}/tickets`, `${P}/tasks/{item_id}/comments`,
+  `${P}/tickets/{item_id}`,
 ]
 
 /** Which GET operation takes which query set. */

@@ -61,9 +61,9 @@ responses.push(await send('GET', `/v1/health?token=${token}`, {}))
 responses.push(await send('GET', '/v1/health', { 'x-request-id': token }))
 // An SSH private key and its passphrase: stored, refused, and inside a body that is not JSON.
 responses.push(await send('PUT', `${P}/resources/${rid}/ssh-key`, { authorization: `Bearer ${token}`, ...json },
-  JSON.stringify({ alias: 'logs', host: 'h.example', username: 'deploy', private_key: privateKey, passphrase: 'correct horse battery' })))
+  JSON.stringify({ alias: 'logs', host: '127.0.0.1', username: 'deploy', private_key: privateKey, passphrase: 'correct horse battery' })))
 responses.push(await send('PUT', `${P}/resources/${rid}/ssh-key`, { authorization: `Bearer ${token}`, ...json },
-  JSON.stringify({ alias: 'BAD ALIAS', host: 'h.example', username: 'deploy', private_key: privateKey, passphrase: 'correct horse battery' })))
+  JSON.stringify({ alias: 'BAD ALIAS', host: '127.0.0.1', username: 'deploy', private_key: privateKey, passphrase: 'correct horse battery' })))
 responses.push(await send('PUT', `${P}/resources/${rid}/ssh-key`, { authorization: `Bearer ${token}`, ...json },
   `{"private_key": ${JSON.stringify(privateKey)}, oops}`))
 // A database password in a monitor check's credential and configuration.

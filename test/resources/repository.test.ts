@@ -207,7 +207,8 @@ t.test('sources the server may not read are refused with 409', async (t) => {
     [{ repository_url: 'app' }, /https URL or an absolute path/],
     [{ repository_url: 'http://example.com/r.git' }, /https URL or an absolute path/],
     [{ repository_url: 'git@example.com:r.git' }, /https URL or an absolute path/],
-    [{ repository_url: 'ssh://example.com/r.git' }, /https URL or an absolute path/],
+    // ssh:// is read only with the resource's registered SSH key (test/resources/repository-ssh.test.ts).
+    [{ repository_url: 'ssh://example.com/r.git' }, /LOOKOUT_SECRET_KEY|SSH key/],
     [{ repository_url: 'https://user:pw@example.com/r.git' }, /credentials/],
     [{ repository_url: 'https://127.0.0.1/r.git' }, /private or reserved/],
     [{ repository_url: 'https://[::1]/r.git' }, /private or reserved/],

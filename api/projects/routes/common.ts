@@ -50,7 +50,7 @@ export function pageBody<T>(cursors: CursorCodec, kind: string, page: Page<T>): 
 const ID_KEYS = new Set([
   'workspace_id', 'item_id', 'comment_id', 'id', 'board_id', 'type_id', 'label_ids', 'type_ids', 'status_id', 'service', 'deliverable',
   'source_ticket', 'target_board_id', 'target_status_id', 'replacement_id', 'status_ids', 'order', 'deliverable_id', 'from_id', 'to_id',
-  'idempotency_key',
+  'idempotency_key', 'resource',
 ])
 
 /** UUIDs compare as lowercase text once stored: fold the ones a request carries the same way. */

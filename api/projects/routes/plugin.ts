@@ -10,6 +10,7 @@ import { desktopCatalogueRoutes } from './desktop-catalogues.ts'
 import { desktopItemRoutes } from './desktop-items.ts'
 import { noteRoutes } from './notes.ts'
 import { taskRoutes } from './tasks.ts'
+import { ticketRoutes } from './tickets.ts'
 import { viewRoutes } from './views.ts'
 
 async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): Promise<void> {
@@ -26,6 +27,7 @@ export async function projectRoutes(app: FastifyInstance, opts: ProjectRouteOpti
   await app.register(boardRoutes, opts)
   await app.register(catalogueRoutes, opts)
   await app.register(taskRoutes, opts)
+  await app.register(ticketRoutes, opts)
   await app.register(noteRoutes, opts)
   await app.register(deliverableRoutes, opts)
   await app.register(commentRoutes, opts)

@@ -1,7 +1,7 @@
 // Request schemas of the cloud project routes, field for field from the
 // contract's tables. Every body rejects unknown properties.
 import {
-  BOARD_ACTIONS, LIMITS, NOTE_COLORS, PRIORITIES, STATUS_ACTIONS, STATUS_CATEGORIES, STATUS_COLORS, TASK_KINDS,
+  BOARD_ACTIONS, LIMITS, NOTE_COLORS, PRIORITIES, STATUS_ACTIONS, STATUS_CATEGORIES, STATUS_COLORS, TASK_KINDS, TICKET_CATEGORIES,
   TAXONOMY_ICONS, TAXONOMY_KINDS, TAXONOMY_OPERATIONS, VISIBILITIES,
   catalogueRevision, date, ndate, noneOf, nstr, nuserRef, nuuid, oneOf, revision, str, uuid,
 } from './fields.ts'
@@ -238,4 +238,27 @@ export const NOTE_UPDATE = {
   additionalProperties: false,
   required: ['revision'],
   properties: NOTE_UPDATE_PROPERTIES,
+} as const
+
+// The contract gives TicketCreate and Reply but shows no route for them: these are Lookout's (README).
+export const TICKET_CREATE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['idempotency_key', 'subject', 'body'],
+  properties: {
+    board_id: nuuid,
+    idempotency_key: uuid,
+    subject: str(1, 160),
+    body: str(1, 20000),
+    category: { ...oneOf(TICKET_CATEGORIES), default: 'general' },
+    resource: nuuid,
+    service: nuuid,
+  },
+} as const
+
+export const REPLY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['idempotency_key', 'body'],
+  properties: { board_id: nuuid, idempotency_key: uuid, body: str(1, 20000), visibility: noneOf(VISIBILITIES) },
 } as const

@@ -3,6 +3,7 @@
 
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const
 export const TASK_KINDS = ['task', 'service_ticket'] as const
+export const TICKET_CATEGORIES = ['general', 'technical', 'billing', 'change'] as const
 export const STATUS_CATEGORIES = ['todo', 'doing', 'done'] as const
 export const STATUS_COLORS = ['gray', 'blue', 'orange', 'purple', 'green', 'pink', 'teal'] as const
 export const NOTE_COLORS = ['yellow', 'blue', 'pink', 'green', 'orange', 'purple', 'teal', 'gray'] as const

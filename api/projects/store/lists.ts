@@ -86,7 +86,7 @@ export function itemPageQuery(workspaceId: string, itemTypes: readonly ItemType[
   return { text, values: p.values }
 }
 
-function page<R extends { seq: string }, T>(rows: R[], limit: number, view: (r: R) => T): Page<T> {
+export function page<R extends { seq: string }, T>(rows: R[], limit: number, view: (r: R) => T): Page<T> {
   const kept = rows.slice(0, limit)
   const lastRow = kept[kept.length - 1]
   return { items: kept.map(view), last: rows.length > limit && lastRow !== undefined ? lastRow.seq : null }

@@ -48,7 +48,9 @@ async function nextNumber(tx: Sql, workspaceId: string): Promise<number> {
 }
 
 /** Inserts a task (inside the caller's transaction) and records its creation. */
-export async function insertTask(tx: Sql, ctx: ProjectCtx, defaultBoard: string, input: Omit<TaskCreateInput, 'idempotency_key'>, loc: (string | number)[]): Promise<ItemRow> {
+export async function insertTask(
+  tx: Sql, ctx: ProjectCtx, defaultBoard: string, input: Omit<TaskCreateInput, 'idempotency_key'>, loc: (string | number)[], id: string = randomUUID(),
+): Promise<ItemRow> {
   const ws = ctx.workspaceId
   const boardId = await placementBoard(tx, ws, input.board_id, defaultBoard, [...loc, 'board_id'])
   const p = new Problems()
@@ -67,7 +69,7 @@ export async function insertTask(tx: Sql, ctx: ProjectCtx, defaultBoard: string,
        status_id, service, deliverable, source_ticket, priority, assignee, reviewer, starts_on, due_on, state, created_by)
      VALUES ($1, $2, 'task', $3, $4, $5, $6, $7, $8, $9, $10::uuid[], $11, $12, $13, $14, $15, $16, $17, $18::date, $19::date, $20, $21)
      RETURNING ${ITEM_COLS}`,
-    [randomUUID(), ws, input.source_ticket == null ? 'task' : 'service_ticket', boardId, number, input.title, input.description ?? '',
+    [id, ws, input.source_ticket == null ? 'task' : 'service_ticket', boardId, number, input.title, input.description ?? '',
       input.acceptance ?? '', typeId, labelIds, statusId, input.service ?? null, input.deliverable ?? null, input.source_ticket ?? null,
       input.priority ?? 'normal', input.assignee ?? null, input.reviewer ?? null, input.starts_on ?? null, input.due_on ?? null,
       state, ctx.actor.userId])
