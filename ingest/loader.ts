@@ -216,7 +216,9 @@ export class Loader {
       // under the message's usual token could pass for an earlier part and be dropped.
       const token = msgs.some((m) => trimmed(m, bodies)) ? contentToken(body) : batchToken(msgs)
       try {
+        trace(`insert-begin ${groupRows}`)
         await this.#insertWithRetry(body, token, format)
+        trace(`insert-end ${groupRows}`)
         rows += groupRows
       } catch (err) {
         if (this.#abort.signal.aborted) return
@@ -416,6 +418,14 @@ function countLines(b: Uint8Array): number {
 function trimmed(m: JsMsg, bodies: Map<JsMsg, Uint8Array>): boolean {
   const b = bodies.get(m)
   return b !== undefined && b.byteLength !== m.data.byteLength
+}
+
+// LOOKOUT_TRACE_LOADER=1: one stderr line around each insert, for fault tests
+// that kill the process while an insert runs (synchronous on a pipe, so the
+// line is out before the insert starts).
+const TRACE = process.env.LOOKOUT_TRACE_LOADER === '1'
+function trace(step: string): void {
+  if (TRACE) process.stderr.write(`lookout-trace loader ${step}\n`)
 }
 
 /** The token of an insert whose content is not a plain concatenation of messages: its hash. */
