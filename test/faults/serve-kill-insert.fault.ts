@@ -27,7 +27,6 @@ const METRICS_TOKEN = 'serve-kill-metrics-0123456789'
 // Each round kills at the first insert that begins this long after the server listens.
 const ROUNDS_AFTER_MS = [1500, 8000, 2000, 8000, 4000] as const
 
-
 async function metric(url: string, name: string): Promise<number | null> {
   const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
   const text = await res.text()
