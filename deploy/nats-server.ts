@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { detectNatsServerVersion, jetstreamSyncLines, type NatsServerVersion } from './nats-sync.ts'
 
 export interface ManagedNatsOptions {
   dir: string
@@ -49,6 +50,8 @@ export class ManagedNats {
   readonly #opts: Required<ManagedNatsOptions>
   #child: ChildProcess | null = null
   #url = ''
+  // undefined: not asked yet; null: the binary printed no version.
+  #version: NatsServerVersion | null | undefined = undefined
 
   constructor(options: ManagedNatsOptions) {
     this.#opts = {
@@ -65,6 +68,16 @@ export class ManagedNats {
 
   get pid(): number | undefined {
     return this.#child?.pid
+  }
+
+  /** The binary's own `--version`, read at the first start. */
+  get version(): NatsServerVersion | null | undefined {
+    return this.#version
+  }
+
+  /** Whether the running configuration fsyncs every JetStream write (`sync_interval: always`). */
+  get syncAlways(): boolean {
+    return jetstreamSyncLines(this.#version ?? null).length > 0
   }
 
   get confPath(): string {
@@ -90,6 +103,7 @@ export class ManagedNats {
     const dir = this.#opts.dir
     mkdirSync(join(dir, 'jetstream'), { recursive: true })
     await this.#reapStale()
+    if (this.#version === undefined) this.#version = await detectNatsServerVersion(this.#opts.binary)
     writeFileSync(this.confPath, [
       'listen: "127.0.0.1:-1"',
       'server_name: lookout_embedded',
@@ -100,6 +114,7 @@ export class ManagedNats {
       `  store_dir: ${JSON.stringify(join(dir, 'jetstream'))}`,
       '  max_memory_store: 64MB',
       `  max_file_store: ${this.#opts.maxFileStore}`,
+      ...jetstreamSyncLines(this.#version),
       '}',
       '',
     ].join('\n'))

@@ -1,59 +1,84 @@
-// The data directory's disk nearly full, for real: the data directory is a
-// small tmpfs (needs root, or CAP_SYS_ADMIN, for mount), filled by a file until
-// little is left, under steady ingestion. Ingestion is refused with a clear
-// error (503 LOOKOUT_INGEST_DISK_FULL naming the directory) before JetStream or
-// ClickHouse run out; once space is freed the senders' retries get in; every
-// acknowledged event is stored once; after a restart on the same directory the
-// engines open it and ClickHouse's CHECK TABLE finds every part sound.
+// The data directory's disk nearly full, for real, under steady ingestion.
+// Ingestion is refused with a clear error (503 LOOKOUT_INGEST_DISK_FULL naming
+// the directory) before JetStream or ClickHouse run out; once space is freed
+// the senders' retries get in; every acknowledged event is stored once; after
+// a restart on the same directory the engines open it and ClickHouse's CHECK
+// TABLE finds every part sound. It never skips; it runs one of two ways:
+// - tmpfs (root or CAP_SYS_ADMIN; CI runs as root): the data directory is a
+//   160 MiB tmpfs, filled by a file until 12 MiB above the reserve are left;
+// - reserve (otherwise): the data directory is on the temporary directory's
+//   own disk, and the reserve (LOOKOUT_MIN_FREE_DISK_BYTES) is set from its
+//   real free space so that a 40 MiB filler leaves 8 MiB above it: the guard
+//   trips as on a full disk without filling the disk (the shared disk's free
+//   space moves with other processes, so this way is the less exact one).
+// LOOKOUT_TEST_DISK_FULL=tmpfs|reserve forces a way (tmpfs fails if it cannot mount).
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startTestLookout } from '../helpers/lookout.ts'
+import { startTestLookout, type TestLookout } from '../helpers/lookout.ts'
 import { Ledger, formatReport } from './lib/ledger.ts'
 import { SteadySender } from './lib/sender.ts'
 
 const MiB = 1024 * 1024
-const RESERVE = 16 * MiB
-const mountPoint = mkdtempSync(join(tmpdir(), 'lookout-disk-'))
+const forced = process.env.LOOKOUT_TEST_DISK_FULL ?? ''
+if (!['', 'tmpfs', 'reserve'].includes(forced)) throw new Error(`LOOKOUT_TEST_DISK_FULL=${forced}: tmpfs or reserve`)
+const root = mkdtempSync(join(tmpdir(), 'lookout-disk-'))
 let mounted = false
-try {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=160m', 'tmpfs', mountPoint], { stdio: 'pipe' })
-  mounted = true
-} catch (err) {
-  t.comment(`cannot mount a tmpfs here (${String((err as Error).message).split('\n')[0]}): not root?`)
+if (forced !== 'reserve') {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=160m', 'tmpfs', root], { stdio: 'pipe' })
+    mounted = true
+  } catch (err) {
+    if (forced === 'tmpfs') throw err
+    t.comment(`cannot mount a tmpfs here (${String((err as Error).message).split('\n')[0]}): the reserve way`)
+  }
 }
+const mode = mounted ? 'tmpfs' : 'reserve'
 t.teardown(() => {
-  if (mounted) execFileSync('umount', ['-l', mountPoint])
-  rmSync(mountPoint, { recursive: true, force: true })
+  if (mounted) execFileSync('umount', ['-l', root])
+  rmSync(root, { recursive: true, force: true })
 })
 
 const free = () => {
-  const s = statfsSync(mountPoint)
+  const s = statfsSync(root)
   return Number(s.bavail) * Number(s.bsize)
 }
+const dataDir = join(root, 'data')
+const filler = join(root, 'filler')
+const baseEnv = { LOOKOUT_MAX_INFLIGHT_BYTES: String(2 * MiB), LOOKOUT_STREAM_MAX_BYTES: String(32 * MiB) }
 
-t.test('a nearly full data directory refuses ingestion clearly and corrupts nothing', { skip: mounted ? false : 'needs a tmpfs mount (root)' }, async (t) => {
-  const dataDir = join(mountPoint, 'data')
+/** Starts the server with a reserve and a filler that leaves a few MiB above it; returns it with its environment. */
+async function startNearlyFull(): Promise<{ lk: TestLookout; env: Record<string, string> }> {
   mkdirSync(dataDir)
-  const env = {
-    LOOKOUT_MIN_FREE_DISK_BYTES: String(RESERVE),
-    LOOKOUT_MAX_INFLIGHT_BYTES: String(2 * MiB),
-    LOOKOUT_STREAM_MAX_BYTES: String(32 * MiB),
+  if (mode === 'tmpfs') {
+    const env = { ...baseEnv, LOOKOUT_MIN_FREE_DISK_BYTES: String(16 * MiB) }
+    const lk = await startTestLookout({ dataDir, env })
+    writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 16 * MiB - 12 * MiB)))
+    return { lk, env }
   }
-  const lk = await startTestLookout({ dataDir, env })
+  // A first start creates the engines' files, so the second adds little to the disk.
+  const first = await startTestLookout({ dataDir, env: { ...baseEnv, LOOKOUT_MIN_FREE_DISK_BYTES: '0' } })
+  await first.stop()
+  const FILLER = 40 * MiB
+  if (free() < FILLER + 1024 * MiB) throw new Error(`the temporary directory has ${(free() / MiB).toFixed(0)} MiB free: too little to run this test safely`)
+  const env = { ...baseEnv, LOOKOUT_MIN_FREE_DISK_BYTES: String(free() - FILLER - 8 * MiB) }
+  writeFileSync(filler, Buffer.alloc(FILLER))
+  return { lk: await startTestLookout({ dataDir, env }), env }
+}
+
+t.test(`a nearly full data directory refuses ingestion clearly and corrupts nothing (${mode})`, async (t) => {
+  const { lk, env } = await startNearlyFull()
+  const RESERVE = Number(env.LOOKOUT_MIN_FREE_DISK_BYTES)
   let running = true
   t.teardown(async () => {
     if (running) await lk.stop()
   })
   const rid = await lk.resource('disk')
   const probePath = `/v1/workspaces/${lk.workspaceId}/resources/${await lk.resource('disk-probe')}/logs`
-  // Leave 12 MiB above the reserve.
-  const filler = join(mountPoint, 'filler')
-  writeFileSync(filler, Buffer.alloc(Math.max(0, free() - RESERVE - 12 * MiB)))
-  t.comment(`free after filling: ${(free() / MiB).toFixed(1)} MiB (reserve ${RESERVE / MiB} MiB)`)
+  t.comment(`${mode}: free after filling: ${(free() / MiB).toFixed(1)} MiB, ${((free() - RESERVE) / MiB).toFixed(1)} MiB above the reserve of ${(RESERVE / MiB).toFixed(1)} MiB`)
 
   const ledger = new Ledger('disk')
   // About 100 KB of rows a request, 20 a second.
