@@ -40,3 +40,5 @@ export {
   CheckNotFoundError, RevisionConflictError, IdTakenError, CheckPausedError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS,
 } from './errors.ts'
 export type { MonitorErrorCode, ProbeReason } from './errors.ts'
+export { listResults, MAX_RESULTS_LISTED } from './results.ts'
+export type { ResultView } from './results.ts'

@@ -3,10 +3,12 @@
 import type { FastifyInstance } from 'fastify'
 import { cloudMonitoringRoutes, type MonitoringRoutesOptions } from './cloud-routes.ts'
 import { desktopMonitoringRoutes } from './desktop-routes.ts'
+import { monitoringExtensionRoutes } from './extension-routes.ts'
 
 export type { MonitoringRoutesOptions } from './cloud-routes.ts'
 
 export async function monitoringRoutes(app: FastifyInstance, opts: MonitoringRoutesOptions): Promise<void> {
   await cloudMonitoringRoutes(app, opts)
   await desktopMonitoringRoutes(app, opts)
+  await monitoringExtensionRoutes(app, opts)
 }
