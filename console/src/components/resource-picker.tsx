@@ -1,0 +1,12 @@
+import type { Resource } from '../types.ts'
+
+export function ResourcePicker({ resources, value, onChange }: { resources: Resource[]; value: string; onChange: (rid: string) => void }) {
+  return (
+    <label class="picker">
+      <span>Resource</span>
+      <select aria-label="Resource" value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        {resources.map((r) => <option key={r.id} value={r.id}>{r.name || r.external_id}</option>)}
+      </select>
+    </label>
+  )
+}

@@ -1,0 +1,188 @@
+// The log explorer: filters in the URL, the volume histogram, newest-first
+// results paged by cursor as the list scrolls, expandable rows and a live tail.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
+import { api, qs, resPath } from '../api.ts'
+import { navigate, type Route } from '../router.ts'
+import { Histogram, type HistogramData } from '../components/histogram.tsx'
+import { LogRow } from '../components/log-row.tsx'
+import { ResourcePicker } from '../components/resource-picker.tsx'
+import type { LogEvent, Session } from '../types.ts'
+import { useTail } from './tail.ts'
+
+const RANGES: [string, string, number][] = [
+  ['15m', 'Last 15 minutes', 15 * 60_000], ['1h', 'Last hour', 3_600_000], ['6h', 'Last 6 hours', 6 * 3_600_000],
+  ['24h', 'Last 24 hours', 86_400_000], ['7d', 'Last 7 days', 7 * 86_400_000],
+]
+const SEVERITIES = ['', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL']
+
+interface Filters { rid: string; range: string; start: string; end: string; severity: string; q: string; trace_id: string; tail: boolean }
+
+function filtersOf(route: Route, fallbackRid: string): Filters {
+  const p = route.params
+  return {
+    rid: route.path[1] ?? fallbackRid, range: p.get('range') ?? '', start: p.get('start') ?? '', end: p.get('end') ?? '',
+    severity: p.get('severity') ?? '', q: p.get('q') ?? '', trace_id: p.get('trace_id') ?? '', tail: p.get('tail') === '1',
+  }
+}
+
+function go(f: Filters, replace = false) {
+  navigate(['logs', f.rid], {
+    range: f.start === '' ? (f.range || undefined) : undefined, start: f.start || undefined, end: f.end || undefined,
+    severity: f.severity || undefined, q: f.q || undefined, trace_id: f.trace_id || undefined, tail: f.tail ? '1' : undefined,
+  }, replace)
+}
+
+/** The range a search covers: absolute when the URL says so, else the quick pick ending now. */
+function windowOf(f: Filters, now: number): { start: string; end: string } {
+  if (f.start !== '' && f.end !== '') return { start: f.start, end: f.end }
+  const ms = RANGES.find((r) => r[0] === f.range)?.[2] ?? 3_600_000
+  return { start: new Date(now - ms).toISOString(), end: new Date(now).toISOString() }
+}
+
+export function Explorer({ session, route }: { session: Session; route: Route }) {
+  const first = session.resources[0]?.id ?? ''
+  const f = filtersOf(route, first)
+  const ws = session.me.workspace.id
+  const [anchor, setAnchor] = useState(Date.now())
+  const key = JSON.stringify({ ...f, tail: false })
+  // Each new search (filters changed, or refresh) re-reads "now" for a quick range.
+  useEffect(() => setAnchor(Date.now()), [key])
+  const win = useMemo(() => windowOf(f, anchor), [key, anchor])
+  const [events, setEvents] = useState<LogEvent[]>([])
+  const [cursor, setCursor] = useState<string | null>(null)
+  const [hist, setHist] = useState<HistogramData | null>(null)
+  const [error, setError] = useState('')
+  const [loading, setLoading] = useState(false)
+  const [expanded, setExpanded] = useState<string | null>(null)
+  const [q, setQ] = useState(f.q)
+  const [trace, setTrace] = useState(f.trace_id)
+  useEffect(() => { setQ(f.q); setTrace(f.trace_id) }, [f.q, f.trace_id])
+  const list = useRef<HTMLDivElement>(null)
+  const sentinel = useRef<HTMLDivElement>(null)
+  const seq = useRef(0)
+
+  const filterParams = { severity: f.severity, q: f.q, trace_id: f.trace_id }
+  useEffect(() => {
+    if (f.rid === '') return
+    const my = ++seq.current
+    setEvents([])
+    setCursor(null)
+    setError('')
+    setLoading(true)
+    const base = resPath(ws, f.rid)
+    api<{ events: LogEvent[]; next_cursor: string | null }>('GET', `${base}/logs${qs({ ...filterParams, ...win, limit: 100 })}`)
+      .then((r) => {
+        if (my !== seq.current) return
+        setEvents(r.events)
+        setCursor(r.next_cursor)
+      }, (e: Error) => my === seq.current && setError(e.message))
+      .finally(() => my === seq.current && setLoading(false))
+    api<HistogramData>('GET', `${base}/logs/histogram${qs({ ...filterParams, ...win, buckets: 120 })}`)
+      .then((h) => my === seq.current && setHist(h), (e: Error) => my === seq.current && setError(e.message))
+  }, [key, win])
+
+  const more = useCallback(() => {
+    if (cursor === null || loading) return
+    const my = seq.current
+    setLoading(true)
+    api<{ events: LogEvent[]; next_cursor: string | null }>('GET', `${resPath(ws, f.rid)}/logs${qs({ ...filterParams, ...win, limit: 100, cursor })}`)
+      .then((r) => {
+        if (my !== seq.current) return
+        setEvents((e) => [...e, ...r.events])
+        setCursor(r.next_cursor)
+      }, (e: Error) => setError(e.message))
+      .finally(() => setLoading(false))
+  }, [cursor, loading, key, win])
+
+  useEffect(() => {
+    const el = sentinel.current
+    if (el === null) return
+    const io = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) more() }, { root: list.current, rootMargin: '300px' })
+    io.observe(el)
+    return () => io.disconnect()
+  }, [more])
+
+  const tail = useTail(f.tail && f.rid !== '' ? `${resPath(ws, f.rid)}/logs/tail${qs(filterParams)}` : null, list, (ev) => {
+    setEvents((cur) => (cur.some((e) => e.event_id === ev.event_id && e.resource_id === ev.resource_id) ? cur : [ev, ...cur]))
+  })
+
+  const set = (patch: Partial<Filters>) => go({ ...f, ...patch })
+  const submit = (e: Event) => {
+    e.preventDefault()
+    set({ q: q.trim(), trace_id: trace.trim() })
+  }
+
+  if (session.resources.length === 0) {
+    return <div class="page"><h1>Logs</h1><div class="empty card">No resources yet. Register one (POST /v1/workspaces/{'{ws}'}/resources) and send it a log line.</div></div>
+  }
+  return (
+    <div class="page explorer">
+      <div class="page-head">
+        <h1>Logs</h1>
+        <ResourcePicker resources={session.resources} value={f.rid} onChange={(rid) => set({ rid })} />
+      </div>
+      <form class="filters card" onSubmit={submit} role="search" aria-label="Log filters">
+        <label class="grow">
+          <span>Search</span>
+          <input type="search" name="q" placeholder='words or "a phrase"' value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          <span>Severity (at least)</span>
+          <select name="severity" value={f.severity} onChange={(e) => set({ severity: (e.target as HTMLSelectElement).value })}>
+            {SEVERITIES.map((s) => <option key={s} value={s}>{s === '' ? 'Any' : s}</option>)}
+          </select>
+        </label>
+        <label>
+          <span>Trace id</span>
+          <input name="trace_id" class="mono" size={34} placeholder="32 hex digits" value={trace} onInput={(e) => setTrace((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          <span>Range</span>
+          <select name="range" value={f.start !== '' ? 'custom' : (f.range || '1h')} onChange={(e) => set({ range: (e.target as HTMLSelectElement).value, start: '', end: '' })}>
+            {f.start !== '' && <option value="custom">{fmtRange(f.start, f.end)}</option>}
+            {RANGES.map(([k, label]) => <option key={k} value={k}>{label}</option>)}
+          </select>
+        </label>
+        <button class="btn primary" type="submit">Search</button>
+        <button class="btn" type="button" onClick={() => setAnchor(Date.now())} title="Run the search again up to now">Refresh</button>
+        <label class="toggle">
+          <input type="checkbox" checked={f.tail} onChange={(e) => set({ tail: (e.target as HTMLInputElement).checked })} />
+          <span>Live tail</span>
+        </label>
+      </form>
+      {error !== '' && <div class="error banner" role="alert">{error}</div>}
+      <div class="hist-wrap card">
+        <div class="hist-head">
+          <span><strong data-testid="hist-total">{hist?.total.toLocaleString('en') ?? '…'}</strong> events · {fmtRange(win.start, win.end)}</span>
+          {(f.start !== '' || f.trace_id !== '' || f.q !== '' || f.severity !== '') &&
+            <button class="btn small" type="button" onClick={() => go({ ...f, start: '', end: '', range: '1h', q: '', trace_id: '', severity: '' })}>Clear filters</button>}
+        </div>
+        {hist !== null && <Histogram data={hist} onZoom={(a, b) => set({ start: new Date(a).toISOString(), end: new Date(b).toISOString() })} />}
+      </div>
+      <div class="tail-status" role="status" aria-live="polite">
+        {f.tail && <span class={`dot ${tail.connected ? 'on' : ''}`} />}
+        {f.tail && (tail.connected ? 'Live: new lines appear at the top' : 'Live tail reconnecting…')}
+        {tail.pending > 0 && <button class="btn small" type="button" onClick={tail.resume}>{tail.pending} new line{tail.pending === 1 ? '' : 's'} ↑</button>}
+      </div>
+      <div class="results card" ref={list} tabIndex={-1}>
+        <table class="logs" aria-label="Log lines, newest first">
+          <thead><tr><th scope="col" class="c-time">Time</th><th scope="col" class="c-sev">Level</th><th scope="col">Message</th></tr></thead>
+          <tbody>
+            {events.map((e) => {
+              const id = `${e.resource_id}/${e.event_id}`
+              return <LogRow key={id} event={e} open={expanded === id} onToggle={() => setExpanded(expanded === id ? null : id)}
+                onTrace={(t) => set({ trace_id: t })} onValue={(v) => set({ q: `"${v.replaceAll('"', '')}"` })} />
+            })}
+          </tbody>
+        </table>
+        {events.length === 0 && !loading && error === '' && <div class="empty">No log lines match in this range.</div>}
+        <div ref={sentinel} class="sentinel">{loading ? 'Loading…' : cursor === null && events.length > 0 ? 'End of results' : ''}</div>
+      </div>
+    </div>
+  )
+}
+
+function fmtRange(a: string, b: string): string {
+  const f = (s: string) => new Date(s).toLocaleString('en-GB', { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+  return `${f(a)} – ${f(b)}`
+}
