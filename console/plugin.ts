@@ -180,6 +180,15 @@ export async function consolePlugin(app: FastifyInstance, opts: ConsolePluginOpt
     return { signed_in: true, expires_at: s.expiresAt.toISOString() }
   })
 
+  app.get('/console/session', {
+    config: PUBLIC,
+    schema: { summary: 'Whether the request carries a live console session cookie (the page asks before anything else)', tags: ['console'] },
+  }, async (req, reply) => {
+    const id = cookieValue(req.headers.cookie, SESSION_COOKIE)
+    void reply.header('cache-control', 'no-store')
+    return { signed_in: id !== undefined && id !== '' && (await sessions.tokenOf(id)) !== null }
+  })
+
   app.post('/console/signout', {
     config: PUBLIC,
     schema: { summary: 'Sign out of the console: ends the session and clears its cookie (needs the x-lookout-csrf: 1 header)', tags: ['console'] },

@@ -43,7 +43,12 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   const headers: Record<string, string> = { accept: 'application/json' }
   if (method !== 'GET') headers['x-lookout-csrf'] = '1'
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+  let res: Response
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'Could not reach the Lookout server. Check that it is running, then try again.')
+  }
   const text = await res.text()
   let parsed: unknown
   try {
@@ -54,7 +59,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   if (!res.ok) {
     const h = humanMessage(res.status, parsed)
     const err = new ApiError(res.status, h.code, h.message)
-    if (res.status === 401) window.dispatchEvent(new CustomEvent('lookout:signed-out', { detail: h.message }))
+    if (res.status === 401) window.dispatchEvent(new CustomEvent('lookout:signed-out', { detail: h.code === 'LOOKOUT_AUTH_MISSING' ? '' : h.message }))
     throw err
   }
   return parsed as T

@@ -61,6 +61,12 @@ function App() {
 
   const load = async () => {
     try {
+      // Asked first, so a visitor without a session gets the form without a refused request.
+      const s = await api<{ signed_in: boolean }>('GET', '/console/session')
+      if (!s.signed_in) {
+        setState('signed-out')
+        return
+      }
       const me = await api<Me>('GET', '/v1/me')
       const [workspaces, resources] = await Promise.all([
         api<{ items: { id: string; name: string }[] }>('GET', '/v1/workspaces'),

@@ -26,7 +26,7 @@ export function Histogram({ data, onZoom }: { data: HistogramData; onZoom: (star
     scales: { x: { time: true }, y: { range: (_u: uPlot, _min: number, max: number): uPlot.Range.MinMax => [0, Math.max(1, max)] } },
     axes: [{ ...AXIS }, { ...AXIS, size: 44, values: (_u: uPlot, v: number[]) => v.map((n) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}k` : String(n))) }],
     series: [{}, ...TOP_DOWN.map((l) => ({
-      label: l, fill: LEVEL_COLORS[l], stroke: LEVEL_COLORS[l], width: 0,
+      label: l, fill: LEVEL_COLORS[l], stroke: LEVEL_COLORS[l], width: 0, points: { show: false },
       paths: uPlot.paths.bars!({ size: [0.9, 40], align: 1 }),
     }))],
     hooks: {

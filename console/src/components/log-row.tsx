@@ -29,9 +29,13 @@ export function LogRow({ event: e, open, onToggle, onTrace, onValue }: {
   const level = e.severity || 'UNSET'
   return (
     <>
-      <tr class={`log ${open ? 'open' : ''}`} tabIndex={0} aria-expanded={open} onClick={onToggle}
-        onKeyDown={(k) => { if (k.key === 'Enter' || k.key === ' ') { k.preventDefault(); onToggle() } }}>
-        <td class="c-time mono">{time(e.timestamp)}</td>
+      <tr class={`log ${open ? 'open' : ''}`} onClick={onToggle}>
+        <td class="c-time mono">
+          {/* The row's keyboard handle: Tab reaches it, Enter or Space opens the details. */}
+          <button type="button" class="row-toggle" aria-expanded={open} aria-label={`${open ? 'Close' : 'Open'} details of the line at ${time(e.timestamp)}`}
+            onClick={(ev) => { ev.stopPropagation(); onToggle() }}>{open ? '▾' : '▸'}</button>
+          {time(e.timestamp)}
+        </td>
         <td class="c-sev"><span class={`sev sev-${level}`}>{e.severity_text || level}</span></td>
         <td class="c-msg mono">{e.message}</td>
       </tr>
@@ -43,10 +47,10 @@ export function LogRow({ event: e, open, onToggle, onTrace, onValue }: {
                 <h3>Event</h3>
                 <dl>
                   <dt>trace_id</dt>
-                  <dd>{e.trace_id === '' ? <span class="muted">none</span> : <button type="button" class="link mono" title="Filter by this trace" onClick={() => onTrace(e.trace_id)}>{e.trace_id}</button>}</dd>
+                  <dd>{e.trace_id === '' ? <span class="muted">none</span> : <button type="button" class="link mono" title="Show every line of this trace" onClick={() => onTrace(e.trace_id)}>{e.trace_id}</button>}</dd>
                   <dt>span_id</dt><dd class="mono">{e.span_id || <span class="muted">none</span>}</dd>
                   <dt>scope</dt><dd>{e.scope_name || <span class="muted">none</span>}{e.scope_version !== '' ? ` ${e.scope_version}` : ''}</dd>
-                  <dt>source</dt><dd>{e.source}</dd>
+                  <dt>source</dt><dd>{e.source || <span class="muted">none</span>}</dd>
                   <dt>received</dt><dd class="mono">{e.received_at}</dd>
                   <dt>event_id</dt><dd class="mono">{e.event_id}</dd>
                 </dl>

@@ -11,7 +11,7 @@ export function UptimeBar({ results }: { results: Result[] }) {
   const label = results.length === 0 ? 'no observations yet' : `${up} of ${results.length} recent observations up`
   return (
     <div class="uptime" role="img" aria-label={label} title={label}>
-      {shown.map((r, i) => <i key={i} class={`u-${r.status}`} />)}
+      {shown.map((r, i) => <i key={i} class={`u-${r.status}`} title={`${r.status} · ${new Date(r.observed_at).toLocaleTimeString('en-GB')}${r.latency_ms === null ? '' : ` · ${Math.round(r.latency_ms)} ms`}`} />)}
       {Array.from({ length: Math.max(0, 40 - shown.length) }, (_, i) => <i key={`e${i}`} class="u-none" />)}
     </div>
   )
@@ -25,7 +25,7 @@ export function ResponseTimes({ results }: { results: Result[] }) {
   const options = useMemo(() => ({
     height: 160, legend: { show: false },
     scales: { x: { time: true } },
-    axes: [{ ...AXIS }, { ...AXIS, size: 56, values: (_u: uPlot, v: number[]) => v.map((n) => `${n} ms`) }],
+    axes: [{ ...AXIS }, { ...AXIS, size: 72, values: (_u: uPlot, v: number[]) => v.map((n) => `${+n.toFixed(2)} ms`) }],
     series: [{}, { label: 'latency', stroke: '#58a6ff', width: 2, fill: 'rgba(88,166,255,0.12)', spanGaps: false, points: { show: true, size: 4 } }],
   }), [])
   if (results.length === 0) return <p class="muted">No observations yet.</p>

@@ -43,11 +43,12 @@ export function Explorer({ session, route }: { session: Session; route: Route })
   const first = session.resources[0]?.id ?? ''
   const f = filtersOf(route, first)
   const ws = session.me.workspace.id
-  const [anchor, setAnchor] = useState(Date.now())
+  const [refresh, setRefresh] = useState(0)
   const key = JSON.stringify({ ...f, tail: false })
-  // Each new search (filters changed, or refresh) re-reads "now" for a quick range.
-  useEffect(() => setAnchor(Date.now()), [key])
-  const win = useMemo(() => windowOf(f, anchor), [key, anchor])
+  // Each new search (filters changed, or Refresh) reads "now" once for a quick range.
+  const anchor = useRef({ key: '', refresh: -1, at: 0 })
+  if (anchor.current.key !== key || anchor.current.refresh !== refresh) anchor.current = { key, refresh, at: Date.now() }
+  const win = useMemo(() => windowOf(f, anchor.current.at), [key, refresh])
   const [events, setEvents] = useState<LogEvent[]>([])
   const [cursor, setCursor] = useState<string | null>(null)
   const [hist, setHist] = useState<HistogramData | null>(null)
@@ -60,12 +61,16 @@ export function Explorer({ session, route }: { session: Session; route: Route })
   const list = useRef<HTMLDivElement>(null)
   const sentinel = useRef<HTMLDivElement>(null)
   const seq = useRef(0)
+  // Lines the tail delivered since this search started: a first page answering later must not drop them.
+  const tailed = useRef<LogEvent[]>([])
 
   const filterParams = { severity: f.severity, q: f.q, trace_id: f.trace_id }
   useEffect(() => {
     if (f.rid === '') return
     const my = ++seq.current
     setEvents([])
+    setHist(null)
+    tailed.current = []
     setCursor(null)
     setError('')
     setLoading(true)
@@ -73,7 +78,8 @@ export function Explorer({ session, route }: { session: Session; route: Route })
     api<{ events: LogEvent[]; next_cursor: string | null }>('GET', `${base}/logs${qs({ ...filterParams, ...win, limit: 100 })}`)
       .then((r) => {
         if (my !== seq.current) return
-        setEvents(r.events)
+        const ids = new Set(r.events.map((e) => `${e.resource_id}/${e.event_id}`))
+        setEvents([...tailed.current.filter((e) => !ids.has(`${e.resource_id}/${e.event_id}`)), ...r.events])
         setCursor(r.next_cursor)
       }, (e: Error) => my === seq.current && setError(e.message))
       .finally(() => my === seq.current && setLoading(false))
@@ -103,6 +109,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
   }, [more])
 
   const tail = useTail(f.tail && f.rid !== '' ? `${resPath(ws, f.rid)}/logs/tail${qs(filterParams)}` : null, list, (ev) => {
+    tailed.current.unshift(ev)
     setEvents((cur) => (cur.some((e) => e.event_id === ev.event_id && e.resource_id === ev.resource_id) ? cur : [ev, ...cur]))
   })
 
@@ -144,7 +151,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
           </select>
         </label>
         <button class="btn primary" type="submit">Search</button>
-        <button class="btn" type="button" onClick={() => setAnchor(Date.now())} title="Run the search again up to now">Refresh</button>
+        <button class="btn" type="button" onClick={() => setRefresh((n) => n + 1)} title="Run the search again up to now">Refresh</button>
         <label class="toggle">
           <input type="checkbox" checked={f.tail} onChange={(e) => set({ tail: (e.target as HTMLInputElement).checked })} />
           <span>Live tail</span>
@@ -153,13 +160,13 @@ export function Explorer({ session, route }: { session: Session; route: Route })
       {error !== '' && <div class="error banner" role="alert">{error}</div>}
       <div class="hist-wrap card">
         <div class="hist-head">
-          <span><strong data-testid="hist-total">{hist?.total.toLocaleString('en') ?? '…'}</strong> events · {fmtRange(win.start, win.end)}</span>
+          <span><strong data-testid="hist-total">{hist?.total.toLocaleString('en') ?? '…'}</strong> {hist?.total === 1 ? 'event' : 'events'} · {fmtRange(win.start, win.end)}</span>
           {(f.start !== '' || f.trace_id !== '' || f.q !== '' || f.severity !== '') &&
             <button class="btn small" type="button" onClick={() => go({ ...f, start: '', end: '', range: '1h', q: '', trace_id: '', severity: '' })}>Clear filters</button>}
         </div>
         {hist !== null && <Histogram data={hist} onZoom={(a, b) => set({ start: new Date(a).toISOString(), end: new Date(b).toISOString() })} />}
       </div>
-      <div class="tail-status" role="status" aria-live="polite">
+      <div class={`tail-status ${f.tail || tail.pending > 0 ? '' : 'idle'}`} role="status" aria-live="polite">
         {f.tail && <span class={`dot ${tail.connected ? 'on' : ''}`} />}
         {f.tail && (tail.connected ? 'Live: new lines appear at the top' : 'Live tail reconnecting…')}
         {tail.pending > 0 && <button class="btn small" type="button" onClick={tail.resume}>{tail.pending} new line{tail.pending === 1 ? '' : 's'} ↑</button>}
@@ -171,7 +178,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
             {events.map((e) => {
               const id = `${e.resource_id}/${e.event_id}`
               return <LogRow key={id} event={e} open={expanded === id} onToggle={() => setExpanded(expanded === id ? null : id)}
-                onTrace={(t) => set({ trace_id: t })} onValue={(v) => set({ q: `"${v.replaceAll('"', '')}"` })} />
+                onTrace={(t) => set({ trace_id: t, q: '' })} onValue={(v) => set({ q: `"${v.replaceAll('"', '')}"` })} />
             })}
           </tbody>
         </table>

@@ -13,7 +13,7 @@ interface Incident { id: string; check_id: string; opened_at: string; reason?: s
 function stateOf(c: Check): string {
   if (c.state === 'paused' || c.state === 'maintenance') return c.state
   if (c.stale) return 'unknown'
-  return c.health
+  return c.health === 'healthy' ? 'up' : c.health === 'unhealthy' ? 'down' : 'unknown'
 }
 
 function target(c: Check): string {
@@ -21,6 +21,14 @@ function target(c: Check): string {
   if (typeof k.url === 'string') return k.url
   if (typeof k.host === 'string') return k.port !== undefined ? `${k.host}:${String(k.port)}` : k.host
   return c.kind === 'heartbeat' ? 'heartbeat' : ''
+}
+
+/** Who acknowledged: this token, a staff member, or another token (short id). */
+function who(by: string | null | undefined, me: string | null): string {
+  if (by == null) return 'someone'
+  if (by === `token:${me}`) return 'you'
+  if (by.startsWith('staff:')) return `staff #${by.slice(6)}`
+  return by.startsWith('token:') ? `token ${by.slice(6, 14)}` : by
 }
 
 const ago = (iso: string | null | undefined) => {
@@ -109,7 +117,7 @@ export function Monitoring({ session, route }: { session: Session; route: Route 
               {open.map((i) => (
                 <tr key={i.id} data-incident={i.id}>
                   <td>{name(i.check_id)}</td><td title={i.opened_at}>{ago(i.opened_at)}</td><td>{i.reason ?? i.open_reason}</td>
-                  <td>{i.acknowledged === true ? <span class="pill ok">by {i.acknowledged_by}</span> : <span class="pill warn">no</span>}</td>
+                  <td>{i.acknowledged === true ? <span class="pill ok">by {who(i.acknowledged_by, session.me.credential.id)}</span> : <span class="pill warn">no</span>}</td>
                   <td>{canWrite && i.acknowledged !== true && <button class="btn small" type="button" onClick={() => void acknowledge(i)}>Acknowledge</button>}</td>
                 </tr>
               ))}
