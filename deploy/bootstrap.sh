@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 mode="${1:-start}"
 case "$mode" in start|test|bench) ;; *) echo "usage: bootstrap.sh start|test|bench" >&2; exit 2 ;; esac
 
-# Debian packages: nats-server always; the servers the probe tests start, and git, for tests.
+# Debian packages: nats-server always; for tests the servers the probe tests start, git, and
+# chromium (the console's browser tests drive it through playwright-core).
 pkgs=(nats-server)
-if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git); fi
+if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git chromium); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,6 +29,11 @@ fi
 if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+
+# The web console (console/): bundled by esbuild into console/dist, which a fresh clone does not have.
+# The server also builds it at start when missing or older than its sources; building here first
+# makes a broken build fail loudly before anything runs.
+PATH="$PWD/node_modules/.bin:$PATH" node console/build.ts
 
 case "$mode" in
   start) exec npm start ;;
