@@ -157,6 +157,14 @@ t.test('live tail: a new line within 2 s; after a dropped connection every line 
   await send(ridA, [{ message: after, severity: 'INFO' }])
   await page.locator('tr.log', { hasText: after }).waitFor({ timeout: 15_000 })
   for (const m of [first, ...gap, after]) t.equal(await page.locator('tr.log', { hasText: m }).count(), 1, `${m} shown once`)
+  // Reading further down: new lines wait, counted, until the user goes back up.
+  await page.locator('.results').evaluate((el) => { el.scrollTop = 300 })
+  const held = `held${run}`
+  await send(ridA, [{ message: held, severity: 'INFO' }])
+  await page.getByRole('button', { name: /^1 new line/ }).waitFor({ timeout: 15_000 })
+  t.equal(await page.locator('tr.log', { hasText: held }).count(), 0, 'not inserted while the user reads below')
+  await page.getByRole('button', { name: /^1 new line/ }).click()
+  await page.locator('tr.log', { hasText: held }).waitFor()
   await shot(page, 'explorer-live-tail')
   // The dropped stream shows as a failed request and its console line (which names no URL); nothing else may fail.
   const real = main.problems.filter((p) => !((p.includes('/logs/tail') || p.startsWith('console: ')) && /ERR_CONNECTION|ERR_EMPTY_RESPONSE|ERR_INCOMPLETE/.test(p)))
@@ -208,6 +216,10 @@ t.test('ingest, resources and token pages', async (t) => {
     main.clear()
     await page.goto(`${lk.url}/#/${path}`)
     await page.getByText(text).first().waitFor()
+    if (path === 'resources') {
+      await page.locator(`tr[data-resource="${ridA}"] [data-state=down]`).waitFor()
+      t.match(await page.locator(`tr[data-resource="${ridA}"]`).innerText(), /down\s+1\s+0\s+\d+[smhd] ago/i, 'health, checks, sources, latest line')
+    }
     await shot(page, name)
     t.same(main.problems, [], `${name}: no errors`)
     t.same(await axeViolations(page), [], `${name}: axe`)
@@ -238,8 +250,8 @@ t.test('a pasted token limited to one resource sees only it; revoking it ends th
   t.equal(refused, 403, 'resource A refused through the session')
   const me = (await lk.req('GET', '/v1/me', undefined, { authorization: `Bearer ${limited}` })).body
   t.ok(await revokeToken(lk.lookout.db, me.credential.id))
-  await page.goto(`${lk.url}/#/resources`)
-  await page.reload()
+  // The page's next request (opening the explorer) is refused, and the page says why.
+  await page.goto(`${lk.url}/#/logs`)
   await page.locator('.signin').waitFor()
   t.match(await page.locator('.signin').innerText(), /Your session has ended/)
   offLoopback.push(...w.offLoopback)
