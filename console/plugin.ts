@@ -182,11 +182,12 @@ export async function consolePlugin(app: FastifyInstance, opts: ConsolePluginOpt
 
   app.get('/console/session', {
     config: PUBLIC,
-    schema: { summary: 'Whether the request carries a live console session cookie (the page asks before anything else)', tags: ['console'] },
+    schema: { summary: 'Whether the request carries a live console session cookie, and its workspace (the page asks before anything else)', tags: ['console'] },
   }, async (req, reply) => {
     const id = cookieValue(req.headers.cookie, SESSION_COOKIE)
     void reply.header('cache-control', 'no-store')
-    return { signed_in: id !== undefined && id !== '' && (await sessions.tokenOf(id)) !== null }
+    const ws = id === undefined || id === '' ? null : await sessions.workspaceOf(id)
+    return ws === null ? { signed_in: false } : { signed_in: true, workspace_id: ws }
   })
 
   app.post('/console/signout', {

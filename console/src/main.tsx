@@ -62,15 +62,16 @@ function App() {
   const load = async () => {
     try {
       // Asked first, so a visitor without a session gets the form without a refused request.
-      const s = await api<{ signed_in: boolean }>('GET', '/console/session')
-      if (!s.signed_in) {
+      const s = await api<{ signed_in: boolean; workspace_id?: string }>('GET', '/console/session')
+      if (!s.signed_in || s.workspace_id === undefined) {
         setState('signed-out')
         return
       }
-      const me = await api<Me>('GET', '/v1/me')
-      const [workspaces, resources] = await Promise.all([
+      // All at once: the session already named the workspace.
+      const [me, workspaces, resources] = await Promise.all([
+        api<Me>('GET', '/v1/me'),
         api<{ items: { id: string; name: string }[] }>('GET', '/v1/workspaces'),
-        api<{ items: Resource[] }>('GET', `${wsPath(me.workspace.id)}/resources?limit=100`),
+        api<{ items: Resource[] }>('GET', `${wsPath(s.workspace_id)}/resources?limit=100`),
       ])
       setSession({ me, workspaces: workspaces.items, resources: resources.items })
       setState('ready')

@@ -34,7 +34,7 @@ t.test('a pasted access token opens a session; the cookie flags; only the hash i
   const hash = createHash('sha256').update(s.session).digest()
   t.ok(rows.some((r) => Buffer.from(r.id_hash).equals(hash)), 'the stored key is the SHA-256 of the id')
   t.notOk(JSON.stringify(rows).includes(s.session), 'the id itself is not stored')
-  t.same(await (await get('/console/session', s.session)).json(), { signed_in: true })
+  t.same(await (await get('/console/session', s.session)).json(), { signed_in: true, workspace_id: ws })
   t.same(await (await get('/console/session', 'x'.repeat(43))).json(), { signed_in: false })
 })
 
@@ -86,6 +86,7 @@ t.test('revoking the token ends its sessions on the next request; sign out ends 
   t.equal((await get('/v1/me', s.session)).status, 200)
   const me = (await lk.req('GET', '/v1/me', undefined, { authorization: `Bearer ${token}` })).body
   await revokeToken(lk.lookout.db, me.credential.id)
+  t.same(await (await get('/console/session', s.session)).json(), { signed_in: false }, 'a revoked token\'s session is not signed in')
   const after = await get('/v1/me', s.session)
   t.equal(after.status, 401)
   t.match(JSON.stringify(await after.json()), /LOOKOUT_CONSOLE_SESSION_INVALID/)
