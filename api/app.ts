@@ -161,7 +161,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     otlpContract: opts.otlpContract ?? 'cloud',
   })
   await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker, maxTails: opts.maxTails })
-  const samples = opts.metrics === undefined ? null : new PipelineSamples(opts.metrics)
+  const samples = opts.metrics === undefined ? null : new PipelineSamples(opts.metrics, { broker: opts.broker })
   if (samples !== null) {
     samples.start()
     app.addHook('onClose', async () => samples.stop())

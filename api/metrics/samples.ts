@@ -2,6 +2,7 @@
 // console's ingest page: rates and gauges over the last hour without a
 // Prometheus server. Multi-process deployments read /metrics instead (each
 // process only knows its own counters).
+import type { Broker } from '../../ingest/index.ts'
 import type { LookoutMetrics } from './registry.ts'
 
 export interface PipelineSample {
@@ -17,6 +18,12 @@ export interface PipelineSample {
   ack_pending: number | null
   /** Messages in the dead-letter stream. */
   dead_letters: number | null
+  /**
+   * Loader lag: age (s) of the oldest message still in the stream, i.e. the oldest event
+   * not loaded yet (the stream is a work queue: loaded messages leave it); 0 when empty,
+   * null when unreadable or without a broker.
+   */
+  loader_lag_s: number | null
   /** Ingest requests refused per second since the previous sample, by reason. */
   refused_per_s: Record<string, number>
 }
@@ -32,6 +39,7 @@ type MetricJson = { name: string; values: { value: number; labels: Record<string
 
 export class PipelineSamples {
   readonly #metrics: LookoutMetrics
+  readonly #broker: Broker | null
   readonly #intervalMs: number
   readonly #keep: number
   readonly #ring: PipelineSample[] = []
@@ -39,8 +47,9 @@ export class PipelineSamples {
   #timer: NodeJS.Timeout | null = null
   #busy = false
 
-  constructor(metrics: LookoutMetrics, o: { intervalMs?: number; keep?: number } = {}) {
+  constructor(metrics: LookoutMetrics, o: { intervalMs?: number; keep?: number; broker?: Broker } = {}) {
     this.#metrics = metrics
+    this.#broker = o.broker ?? null
     this.#intervalMs = o.intervalMs ?? 10_000
     // An hour at the default interval.
     this.#keep = o.keep ?? Math.ceil(3_600_000 / this.#intervalMs)
@@ -66,6 +75,18 @@ export class PipelineSamples {
     return this.#ring
   }
 
+  async #loaderLag(now: number): Promise<number | null> {
+    const b = this.#broker
+    if (b === null) return null
+    try {
+      const si = await b.jsm.streams.info(b.stream)
+      if (si.state.messages === 0) return 0
+      return Math.max(0, (now - Date.parse(si.state.first_ts)) / 1000)
+    } catch {
+      return null
+    }
+  }
+
   /** Takes one sample (the timer calls it; tests may too). */
   async sample(): Promise<void> {
     if (this.#busy) return
@@ -84,6 +105,7 @@ export class PipelineSamples {
         refused.set(reason, (refused.get(reason) ?? 0) + v.value)
       }
       const now: Totals = { at: Date.now(), accepted: sum('lookout_ingest_events_accepted_total'), stored: sum('lookout_loader_rows_total'), refused }
+      const lag = await this.#loaderLag(now.at)
       const prev = this.#last
       this.#last = now
       if (prev === null) return
@@ -97,6 +119,7 @@ export class PipelineSamples {
         backlog_messages: gauge('lookout_jetstream_stream_messages'),
         ack_pending: gauge('lookout_jetstream_consumer_ack_pending'),
         dead_letters: gauge('lookout_jetstream_dead_letter_messages'),
+        loader_lag_s: lag,
         refused_per_s: refusedRates,
       })
       if (this.#ring.length > this.#keep) this.#ring.splice(0, this.#ring.length - this.#keep)

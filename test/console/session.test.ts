@@ -104,6 +104,14 @@ t.test('GET /v1/pipeline: process samples for a token of every resource', async 
   t.equal(r.body.available, true)
   t.equal(r.body.interval_seconds, 10)
   t.ok(Array.isArray(r.body.samples))
+  // A sample is taken at start and every 10 s; the first with rates comes from the second.
+  let s = r.body.samples
+  for (let i = 0; i < 30 && s.length === 0; i++) {
+    await new Promise((res) => setTimeout(res, 1000))
+    s = (await lk.req('GET', '/v1/pipeline')).body.samples
+  }
+  t.ok(s.length > 0, 'a sample within 30 s')
+  t.match(s[0], { at: Number, accepted_per_s: Number, stored_per_s: Number, loader_lag_s: Number, refused_per_s: Object })
   const limited = await lk.token_(['logs:read'], [await lk.resource()])
   t.equal((await lk.req('GET', '/v1/pipeline', undefined, { authorization: `Bearer ${limited}` })).status, 403)
   t.equal((await lk.req('GET', '/v1/pipeline?x=1')).status, 422)

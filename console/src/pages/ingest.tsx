@@ -5,7 +5,7 @@ import { api } from '../api.ts'
 import { AXIS, Chart } from '../components/chart.tsx'
 import type { Session } from '../types.ts'
 
-interface Sample { at: number; accepted_per_s: number; stored_per_s: number; backlog_messages: number | null; ack_pending: number | null; dead_letters: number | null; refused_per_s: Record<string, number> }
+interface Sample { at: number; accepted_per_s: number; stored_per_s: number; backlog_messages: number | null; ack_pending: number | null; dead_letters: number | null; loader_lag_s: number | null; refused_per_s: Record<string, number> }
 const COLORS = ['#58a6ff', '#3fb950', '#d29922', '#f85149', '#db61a2', '#a371f7', '#8b949e']
 
 function Panel({ title, samples, series }: { title: string; samples: Sample[]; series: [string, (s: Sample) => number | null][] }) {
@@ -54,6 +54,7 @@ export function Ingest({ session }: { session: Session }) {
       <div class="panels">
         <Panel title="Events per second" samples={samples} series={[['accepted', (s) => s.accepted_per_s], ['stored', (s) => s.stored_per_s]]} />
         <Panel title="JetStream backlog (messages not loaded yet)" samples={samples} series={[['in stream', (s) => s.backlog_messages], ['delivered, unacknowledged', (s) => s.ack_pending]]} />
+        <Panel title="Loader lag (age of the oldest event not loaded yet, s)" samples={samples} series={[['seconds', (s) => s.loader_lag_s]]} />
         <Panel title="Refused requests per second" samples={samples} series={reasons.length === 0 ? [['refused', () => 0]] : reasons.map((r) => [r, (s: Sample) => s.refused_per_s[r] ?? 0] as [string, (s: Sample) => number])} />
         <Panel title="Dead letters" samples={samples} series={[['messages', (s) => s.dead_letters]]} />
       </div>
