@@ -48,7 +48,8 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
           <span class="who">{session.me.credential.name || 'token'} · {session.me.credential.resources === 'all' ? 'all resources' : `${session.me.credential.resources.length} resource(s)`}</span>
           <button type="button" class="btn ghost" onClick={onSignOut}>Sign out</button>
         </header>
-        <main id="content">{content}</main>
+        {/* Focusable: it is the scrolling region, so keyboard users can scroll it. */}
+        <main id="content" tabIndex={0}>{content}</main>
       </div>
     </div>
   )
