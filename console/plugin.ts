@@ -111,11 +111,16 @@ export async function consolePlugin(app: FastifyInstance, opts: ConsolePluginOpt
   const dist = opts.dist ?? DIST_DIR
   let assets: Map<string, Asset> | null = null
   let problem = ''
-  try {
-    assets = loadAssets(dist, await ensureBuilt(dist))
-  } catch (err) {
-    problem = (err as Error).message
-    app.log.error({ err }, 'the console could not be built; its pages answer 503')
+  // Another process (a parallel test, a second api process) may be moving its own build into
+  // place while this one reads: read again after a moment before giving up.
+  for (let attempt = 1; assets === null && attempt <= 3; attempt++) {
+    try {
+      assets = loadAssets(dist, await ensureBuilt(dist))
+    } catch (err) {
+      problem = (err as Error).message
+      if (attempt === 3) app.log.error({ err }, 'the console could not be built; its pages answer 503')
+      else await new Promise((resolve) => setTimeout(resolve, 500 * attempt))
+    }
   }
   const asset = (name: string): Asset => {
     if (assets === null) throw new ConsoleNotBuiltError(problem)
