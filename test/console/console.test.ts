@@ -117,6 +117,19 @@ t.test('find the marker line, open its attributes, filter by its trace id', asyn
   t.same(await axeViolations(page), [], 'axe: no serious or critical violation')
 })
 
+t.test('all resources at once (a token for every resource), through the workspace-wide search', async (t) => {
+  const { page } = main
+  main.clear()
+  await page.goto(`${lk.url}/#/logs/*?range=1h&q=${run}`)
+  await page.locator('tr.log', { hasText: `only on b ${run}` }).waitFor()
+  await page.locator('tr.log', { hasText: marker }).waitFor()
+  const tags = await page.locator('tr.log .res-tag').allInnerTexts()
+  t.ok(tags.includes('web-a') && tags.includes('web-b'), 'lines of both resources, each named')
+  t.equal(await page.locator('.histogram').count(), 0, 'no histogram across resources')
+  t.same(main.problems, [])
+  t.same(await axeViolations(page), [])
+})
+
 t.test('the histogram shows the counts of the aggregate route for the same range', async (t) => {
   const { page } = main
   main.clear()

@@ -23,8 +23,8 @@ function Pairs({ title, values, onValue }: { title: string; values: Record<strin
   )
 }
 
-export function LogRow({ event: e, open, onToggle, onTrace, onValue }: {
-  event: LogEvent; open: boolean; onToggle: () => void; onTrace: (t: string) => void; onValue: (v: string) => void
+export function LogRow({ event: e, resource, open, onToggle, onTrace, onValue }: {
+  event: LogEvent; resource?: string | undefined; open: boolean; onToggle: () => void; onTrace: (t: string) => void; onValue: (v: string) => void
 }) {
   const level = e.severity || 'UNSET'
   return (
@@ -37,7 +37,7 @@ export function LogRow({ event: e, open, onToggle, onTrace, onValue }: {
           {time(e.timestamp)}
         </td>
         <td class="c-sev"><span class={`sev sev-${level}`}>{e.severity_text || level}</span></td>
-        <td class="c-msg mono">{e.message}</td>
+        <td class="c-msg mono">{resource !== undefined && <span class="res-tag">{resource}</span>}{e.message}</td>
       </tr>
       {open && (
         <tr class="detail">

@@ -14,6 +14,8 @@ const RANGES: [string, string, number][] = [
   ['24h', 'Last 24 hours', 86_400_000], ['7d', 'Last 7 days', 7 * 86_400_000],
 ]
 const SEVERITIES = ['', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL']
+/** The resource picker's value for every resource the token reaches. */
+const ALL = '*'
 
 interface Filters { rid: string; range: string; start: string; end: string; severity: string; q: string; trace_id: string; tail: boolean }
 
@@ -65,6 +67,14 @@ export function Explorer({ session, route }: { session: Session; route: Route })
   const tailed = useRef<LogEvent[]>([])
 
   const filterParams = { severity: f.severity, q: f.q, trace_id: f.trace_id }
+  // "All resources" (a token for every resource): the desktop-contract routes read across the
+  // workspace; they take no trace id, and the histogram is per resource.
+  const all = f.rid === ALL
+  const canAll = session.me.credential.resources === 'all'
+  const logsUrl = (extra: Record<string, string | number>) => all
+    ? `/v1/logs${qs({ workspace_id: ws, severity: f.severity, text: f.q, since: win.start, until: win.end, ...extra })}`
+    : `${resPath(ws, f.rid)}/logs${qs({ ...filterParams, ...win, ...extra })}`
+  const names = useMemo(() => new Map(session.resources.map((r) => [r.id, r.name || r.external_id])), [session.resources])
   useEffect(() => {
     if (f.rid === '') return
     const my = ++seq.current
@@ -75,7 +85,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
     setError('')
     setLoading(true)
     const base = resPath(ws, f.rid)
-    api<{ events: LogEvent[]; next_cursor: string | null }>('GET', `${base}/logs${qs({ ...filterParams, ...win, limit: 100 })}`)
+    api<{ events: LogEvent[]; next_cursor: string | null }>('GET', logsUrl({ limit: 100 }))
       .then((r) => {
         if (my !== seq.current) return
         const ids = new Set(r.events.map((e) => `${e.resource_id}/${e.event_id}`))
@@ -83,6 +93,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
         setCursor(r.next_cursor)
       }, (e: Error) => my === seq.current && setError(e.message))
       .finally(() => my === seq.current && setLoading(false))
+    if (all) return
     api<HistogramData>('GET', `${base}/logs/histogram${qs({ ...filterParams, ...win, buckets: 120 })}`)
       .then((h) => my === seq.current && setHist(h), (e: Error) => my === seq.current && setError(e.message))
   }, [key, win])
@@ -91,7 +102,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
     if (cursor === null || loading) return
     const my = seq.current
     setLoading(true)
-    api<{ events: LogEvent[]; next_cursor: string | null }>('GET', `${resPath(ws, f.rid)}/logs${qs({ ...filterParams, ...win, limit: 100, cursor })}`)
+    api<{ events: LogEvent[]; next_cursor: string | null }>('GET', logsUrl({ limit: 100, cursor }))
       .then((r) => {
         if (my !== seq.current) return
         setEvents((e) => [...e, ...r.events])
@@ -108,7 +119,8 @@ export function Explorer({ session, route }: { session: Session; route: Route })
     return () => io.disconnect()
   }, [more])
 
-  const tail = useTail(f.tail && f.rid !== '' ? `${resPath(ws, f.rid)}/logs/tail${qs(filterParams)}` : null, list, (ev) => {
+  const tailUrl = all ? `/v1/logs/tail${qs({ workspace_id: ws, severity: f.severity, text: f.q })}` : `${resPath(ws, f.rid)}/logs/tail${qs(filterParams)}`
+  const tail = useTail(f.tail && f.rid !== '' ? tailUrl : null, list, (ev) => {
     tailed.current.unshift(ev)
     setEvents((cur) => (cur.some((e) => e.event_id === ev.event_id && e.resource_id === ev.resource_id) ? cur : [ev, ...cur]))
   })
@@ -126,7 +138,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
     <div class="page explorer">
       <div class="page-head">
         <h1>Logs</h1>
-        <ResourcePicker resources={session.resources} value={f.rid} onChange={(rid) => set({ rid })} />
+        <ResourcePicker resources={session.resources} value={f.rid} all={canAll ? ALL : undefined} onChange={(rid) => set({ rid, trace_id: rid === ALL ? '' : f.trace_id })} />
       </div>
       <form class="filters card" onSubmit={submit} role="search" aria-label="Log filters">
         <label class="grow">
@@ -141,7 +153,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
         </label>
         <label>
           <span>Trace id</span>
-          <input name="trace_id" class="mono" size={34} placeholder="32 hex digits" value={trace} onInput={(e) => setTrace((e.target as HTMLInputElement).value)} />
+          <input name="trace_id" disabled={all} title={all ? 'Pick a resource to filter by trace id' : undefined} class="mono" size={34} placeholder="32 hex digits" value={trace} onInput={(e) => setTrace((e.target as HTMLInputElement).value)} />
         </label>
         <label>
           <span>Range</span>
@@ -164,6 +176,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
           {(f.start !== '' || f.trace_id !== '' || f.q !== '' || f.severity !== '') &&
             <button class="btn small" type="button" onClick={() => go({ ...f, start: '', end: '', range: '1h', q: '', trace_id: '', severity: '' })}>Clear filters</button>}
         </div>
+        {all && <p class="muted small">The volume histogram is drawn per resource: pick one to see it.</p>}
         {hist !== null && <Histogram data={hist} onZoom={(a, b) => set({ start: new Date(a).toISOString(), end: new Date(b).toISOString() })} />}
       </div>
       <div class={`tail-status ${f.tail || tail.pending > 0 ? '' : 'idle'}`} role="status" aria-live="polite">
@@ -177,7 +190,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
           <tbody>
             {events.map((e) => {
               const id = `${e.resource_id}/${e.event_id}`
-              return <LogRow key={id} event={e} open={expanded === id} onToggle={() => setExpanded(expanded === id ? null : id)}
+              return <LogRow key={id} event={e} resource={all ? names.get(e.resource_id) ?? e.resource_id.slice(0, 8) : undefined} open={expanded === id} onToggle={() => setExpanded(expanded === id ? null : id)}
                 onTrace={(t) => set({ trace_id: t, q: '' })} onValue={(v) => set({ q: `"${v.replaceAll('"', '')}"` })} />
             })}
           </tbody>
