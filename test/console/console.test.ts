@@ -98,7 +98,10 @@ t.test('a change with the session cookie needs the same-origin header', async (t
 t.test('find the marker line, open its attributes, filter by its trace id', async (t) => {
   const { page } = main
   main.clear()
+  // The list of the page before (unfiltered) holds the marker too: count only after this search answered.
+  const searched = page.waitForResponse((r) => r.url().includes(`/logs?`) && r.url().includes(`q=${marker}`))
   await page.goto(`${lk.url}/#/logs/${ridA}?range=1h&q=${marker}`)
+  await searched
   const row = page.locator('tr.log', { hasText: marker })
   await row.waitFor()
   t.equal(await page.locator('tr.log').count(), 1, 'only the marker line matches')
