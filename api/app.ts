@@ -41,6 +41,10 @@ import type { RecorderOptions } from './usage/recorder.ts'
 import { CursorCodec, serverSecret } from './cursor.ts'
 import { NotFoundError, OVERLOADED } from './errors.ts'
 import { contractOf, type Contract } from './edge/contract.ts'
+import { ConsoleSessions, consolePlugin, sessionPrincipal } from '../console/index.ts'
+import { principalById } from './auth/tokens.ts'
+import { PipelineSamples } from './metrics/samples.ts'
+import { pipelineRoute } from './metrics/pipeline-route.ts'
 
 export interface AppOptions {
   db: Database
@@ -90,6 +94,10 @@ export interface AppOptions {
   desktop?: DesktopService
   /** The desktop loopback listener: browser and chunked requests refused, a token on every route (api/desktop/loopback.ts). */
   loopback?: boolean
+  /** Serve the web console under / (console/); default: on, except on the owner socket and the desktop loopback listener. */
+  console?: boolean
+  /** Where the built console lives (tests); default console/dist. */
+  consoleDist?: string
 }
 
 export interface RouteEntry {
@@ -154,7 +162,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // First: the readiness gate answers before authentication, and OpenAPI and metrics must see every route.
   const readiness = new Readiness(opts.readiness ?? [])
   await app.register(operations, { version: opts.version ?? '0.0.0', readiness, metrics: opts.metrics, metricsToken: opts.metricsToken })
-  await app.register(auth, { db: opts.db, tokens, ownerPrincipal: opts.ownerPrincipal })
+  // The console: its session cookie stands for a token on every route (api/auth/plugin.ts asks it when no bearer is sent).
+  const withConsole = opts.console ?? (opts.ownerPrincipal === undefined && opts.loopback !== true)
+  const sessions = withConsole ? new ConsoleSessions(opts.db) : null
+  const db = opts.db
+  await app.register(auth, {
+    db: opts.db, tokens, ownerPrincipal: opts.ownerPrincipal,
+    sessionPrincipal: sessions === null ? undefined : sessionPrincipal(sessions, (id) => principalById(db, id)),
+  })
   // The desktop service: every grant (token on the listener, act-as on the socket) meets the route-access table.
   if (opts.loopback === true || opts.desktop !== undefined) await app.register(grantAccess, { loopback: opts.loopback === true })
   const cursors = new CursorCodec(await serverSecret(opts.db, 'cursor'))
@@ -188,6 +203,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     otlpContract: opts.otlpContract ?? 'cloud',
   })
   await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker, maxTails: opts.maxTails })
+  const samples = opts.metrics === undefined ? null : new PipelineSamples(opts.metrics, { broker: opts.broker })
+  if (samples !== null) {
+    samples.start()
+    app.addHook('onClose', async () => samples.stop())
+  }
+  await app.register(pipelineRoute, { samples })
+  if (sessions !== null) {
+    const verifier = tokens
+    await app.register(consolePlugin, { sessions, verifyBearer: (b) => verifier.verify(b), dist: opts.consoleDist })
+  }
   // Last: its sampling must not count the schema compilation of the routes above.
   const maxDelay = opts.maxEventLoopDelayMs ?? 1000
   if (maxDelay > 0) {

@@ -6,7 +6,7 @@ export { openPglite, openPostgres, migrate } from './db/index.ts'
 export type { Database, ListenHandlers, Sql, SqlResult, MigrationSet, PgMigration } from './db/index.ts'
 export { API_MIGRATIONS, PG_MIGRATIONS } from './migrations.ts'
 export {
-  createWorkspace, listWorkspaces, createToken, revokeToken, listTokens, verifyToken, isUuid, TOKEN_KINDS,
+  createWorkspace, listWorkspaces, createToken, revokeToken, listTokens, verifyToken, principalById, isUuid, TOKEN_KINDS,
 } from './auth/tokens.ts'
 export { TokenVerifier, TOKEN_CHANGES_CHANNEL } from './auth/verifier.ts'
 export type { TokenVerifierOptions, VerifierStats } from './auth/verifier.ts'
@@ -14,6 +14,8 @@ export type { Principal, TokenInfo, NewToken, TokenKind } from './auth/tokens.ts
 export { SCOPES, ALL_SCOPES, isScope } from './scopes.ts'
 export type { Scope } from './scopes.ts'
 export { API_ERROR_CODES } from './errors.ts'
+// The console's catalogue travels with the api surface: the api app serves the console.
+export { CONSOLE_ERROR_CODES } from '../console/index.ts'
 export type { ApiErrorCode } from './errors.ts'
 export type { ReadinessCheck } from './health.ts'
 export { registerResource, getResource } from './resources/store.ts'

@@ -9,6 +9,7 @@ import { ALERT_MIGRATIONS } from './alerts/migrations.ts'
 import { NOTIFICATION_MIGRATIONS } from './notifications/migrations.ts'
 import { WEBHOOK_MIGRATIONS } from './webhooks/migrations.ts'
 import { DESKTOP_MIGRATIONS } from './desktop/migrations.ts'
+import { CONSOLE_MIGRATIONS } from '../console/index.ts'
 
 
 export const API_MIGRATIONS: MigrationSet = {
@@ -95,4 +96,5 @@ export const PG_MIGRATIONS: readonly MigrationSet[] = [
   COLLECTOR_MIGRATIONS,
   ALERT_MIGRATIONS, NOTIFICATION_MIGRATIONS, WEBHOOK_MIGRATIONS,
   DESKTOP_MIGRATIONS,
+  CONSOLE_MIGRATIONS,
 ]

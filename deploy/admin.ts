@@ -4,7 +4,8 @@ import { chmodSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Client } from 'undici'
-import { createToken, createWorkspace, listStaff, listTokens, listWorkspaces, revokeToken, setStaff, type Sql, type StaffPatch } from '../api/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, listStaff, listTokens, listWorkspaces, revokeToken, setStaff, type Sql, type StaffPatch } from '../api/index.ts'
+import { CODE_TTL_MS, ConsoleSessions } from '../console/index.ts'
 
 export function adminSocketPath(dataDir: string): string {
   return join(dataDir, 'admin.sock')
@@ -33,6 +34,37 @@ export function adminOps(db: Sql) {
     listStaff: (workspace?: string) => listStaff(db, workspace),
   }
 }
+export interface ConsoleLinkRequest {
+  /** The workspace to sign in to; default: the only one (a first one is created when there is none). */
+  workspace?: string
+  scopes?: string[]
+  resources?: 'all' | string[]
+}
+
+export interface ConsoleLink {
+  url: string
+  workspace_id: string
+  token_id: string
+  expires_in_seconds: number
+}
+
+/**
+ * A one-time console sign-in link: a new access token for the console (every
+ * scope and resource unless narrowed) and a code that opens a session for it.
+ * The code travels in the URL fragment, which browsers never send to a server.
+ */
+export async function consoleLink(db: Sql, baseUrl: string, r: ConsoleLinkRequest): Promise<ConsoleLink> {
+  let workspace = r.workspace
+  if (workspace === undefined) {
+    const all = await listWorkspaces(db)
+    if (all.length > 1) throw new Error(`${all.length} workspaces: name one with --workspace (lookout workspace list)`)
+    workspace = all[0]?.id ?? (await createWorkspace(db, 'default')).id
+  }
+  const t = await createToken(db, { workspaceId: workspace, scopes: r.scopes ?? ALL_SCOPES, resources: r.resources ?? 'all', name: 'console' })
+  const code = await new ConsoleSessions(db).createCode(t.id)
+  return { url: `${baseUrl}/#signin=${code}`, workspace_id: workspace, token_id: t.id, expires_in_seconds: CODE_TTL_MS / 1000 }
+}
+
 export interface StaffRequest extends StaffPatch {
   workspace: string
   staff_id: number
@@ -43,7 +75,7 @@ export type AdminOps = ReturnType<typeof adminOps>
  * The owner socket: the whole API acting as the local owner (when the api role
  * runs here) plus the /admin routes the CLI uses.
  */
-export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance, socketPath = adminSocketPath(dataDir)): Promise<FastifyInstance> {
+export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance, socketPath = adminSocketPath(dataDir), consoleUrl?: string): Promise<FastifyInstance> {
   const ops = adminOps(db)
   const app = ownerApp ?? Fastify({ logger: false })
   if (ownerApp === undefined) {
@@ -64,6 +96,11 @@ export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: Fast
   app.post('/admin/staff', async (req) => ops.setStaff(req.body as StaffRequest))
   app.get('/admin/staff', async (req) => ops.listStaff((req.query as { workspace?: string }).workspace))
   app.post('/admin/tokens/:id/revoke', async (req) => ({ revoked: await ops.revokeToken((req.params as { id: string }).id) }))
+  app.post('/admin/console/link', async (req, reply) => {
+    if (consoleUrl === undefined) throw Object.assign(new Error('this process serves no console (no api role)'), { statusCode: 409 })
+    reply.code(201)
+    return consoleLink(db, consoleUrl, (req.body ?? {}) as ConsoleLinkRequest)
+  })
   const path = socketPath
   if (existsSync(path)) rmSync(path, { force: true }) // left by a killed server; the data-dir lock is held
   const prev = process.umask(0o177)

@@ -11,9 +11,10 @@ case "$mode" in start|test|bench) ;; *) echo "usage: bootstrap.sh start|test|ben
 # Debian packages: nats-server, openssh-client for the monitor role's SSH tunnels (neura checks) and
 # libnotify-bin for the desktop service's toasts (notify-send), always; for tests also the servers the
 # probe tests start (openssh-server for the tunnel test), git, and for the desktop tests a private
-# session bus and the test's notification server (dbus, python3-dbus, python3-gi).
+# session bus and the test's notification server (dbus, python3-dbus, python3-gi), and chromium (the
+# console's browser tests drive it through playwright-core).
 pkgs=(nats-server openssh-client libnotify-bin)
-if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git openssh-server dbus python3-dbus python3-gi); fi
+if [ "$mode" = test ]; then pkgs+=(postgresql mariadb-server redis-server iputils-ping git openssh-server dbus python3-dbus python3-gi chromium); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -31,6 +32,11 @@ fi
 if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+
+# The web console (console/): bundled by esbuild into console/dist, which a fresh clone does not have.
+# The server also builds it at start when missing or older than its sources; building here first
+# makes a broken build fail loudly before anything runs.
+PATH="$PWD/node_modules/.bin:$PATH" node console/build.ts
 
 case "$mode" in
   start) exec npm start ;;

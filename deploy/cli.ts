@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { loadConfig, type LookoutConfig } from './config.ts'
 import { ALL_ROLES, ROLES, startLookout, type Role } from './runtime.ts'
-import { adminOps, callAdmin, type AdminOps, type StaffRequest, type TokenRequest } from './admin.ts'
+import { adminOps, callAdmin, type AdminOps, type ConsoleLink, type ConsoleLinkRequest, type StaffRequest, type TokenRequest } from './admin.ts'
 import { lockHolder } from './lock.ts'
 import { formatStatus, readStatus } from './status.ts'
 import { PG_MIGRATIONS, migrate, openPglite, openPostgres } from '../api/index.ts'
@@ -28,6 +28,9 @@ Usage:
                                                  of tokens created with --staff ID; --agent: an agent
                                                  profile, kind droid in assignment webhooks)
   lookout staff list [--workspace WS]
+  lookout console [--workspace WS] [--scopes s1,s2] [--resources all|UUID,...]
+                                                 print a one-time sign-in link to the running
+                                                 server's web console (a new console token)
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
   lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
                                                  $XDG_RUNTIME_DIR/lookout; deploy/desktop/README.md)
@@ -59,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'token':
     case 'staff':
       return admin(cmd, rest)
+    case 'console':
+      return consoleCommand(rest)
     case 'bench':
       return bench(rest)
     case 'desktop':
@@ -76,6 +81,23 @@ export async function main(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`unknown command ${cmd}\n\n${USAGE}`)
   }
+}
+
+async function consoleCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { workspace: { type: 'string' }, scopes: { type: 'string' }, resources: { type: 'string' } } })
+  const config = loadConfig()
+  const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const req: ConsoleLinkRequest = {
+    workspace: values.workspace,
+    scopes: list(values.scopes),
+    resources: values.resources === undefined || values.resources === 'all' ? 'all' : list(values.resources),
+  }
+  // The link names the running server's address, so only the running server can make it.
+  const link = await callAdmin(config.dataDir, 'POST', '/admin/console/link', req) as ConsoleLink | null
+  if (link === null) throw new Error(`no server answers on ${config.dataDir}/admin.sock: start it first (npm start)`)
+  process.stderr.write(`one-time sign-in link (valid ${link.expires_in_seconds / 60} minutes, workspace ${link.workspace_id}, token ${link.token_id}):\n`)
+  process.stdout.write(link.url + '\n')
+  return 0
 }
 
 async function bench(args: string[]): Promise<number> {

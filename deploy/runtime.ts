@@ -240,7 +240,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     }
 
     if (ownerSocket) {
-      const admin = await startAdminSocket(config.dataDir, db, ownerApp, options.ownerSocketPath)
+      const admin = await startAdminSocket(config.dataDir, db, ownerApp, options.ownerSocketPath, url === '' ? undefined : url)
       cleanups.push(() => admin.close())
     }
 

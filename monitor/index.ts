@@ -55,3 +55,5 @@ export {
 export type { CollectorObservation, ObservationOutcome, PushResult } from './collectors/observations.ts'
 export { CollectorWatch, DEFAULT_SILENCE_MIN_MS, DEFAULT_SILENCE_FACTOR } from './collectors/watch.ts'
 export type { CollectorWatchOptions } from './collectors/watch.ts'
+export { listResults, MAX_RESULTS_LISTED } from './results.ts'
+export type { ResultView } from './results.ts'

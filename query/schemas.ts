@@ -63,3 +63,17 @@ export const DESKTOP_TAIL_QUERY = {
     text: TEXT,
   },
 } as const
+
+/** Cloud GET P/resources/{resource_id}/logs/histogram (Lookout extension): the search filters and a bucket count. */
+export const CLOUD_HISTOGRAM_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    start: { ...DATE_TIME, description: 'default: an hour before end' },
+    end: { ...DATE_TIME, description: 'default: now' },
+    severity: { type: 'string', enum: SEVERITY_LEVELS },
+    q: TEXT,
+    trace_id: TRACE_ID,
+    buckets: { type: 'integer', minimum: 1, maximum: 500, default: 120, description: 'at most this many buckets; the width is the smallest round step (1 s .. 1 day) that fits' },
+  },
+} as const

@@ -39,6 +39,12 @@ export interface AuthOptions {
   tokens: TokenVerifier
   /** Resolves the owner principal for requests on the owner socket (desktop). */
   ownerPrincipal?: (req: FastifyRequest) => Promise<Principal | null>
+  /**
+   * A request without an Authorization header: the principal of its console
+   * session cookie (console/), undefined when it carries none. It throws for a
+   * dead session or a change without the same-origin header.
+   */
+  sessionPrincipal?: (req: FastifyRequest) => Promise<Principal | undefined>
 }
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i
@@ -63,10 +69,15 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions): Promise<void
       p = await grantPrincipal(opts.db, String(actAs))
     } else {
       const header = req.headers.authorization
-      if (header === undefined || header === '') throw new AuthMissingError()
-      const m = BEARER_RE.exec(header)
-      if (m === null) throw new AuthInvalidError()
-      p = await opts.tokens.verify(m[1] as string)
+      if (header === undefined || header === '') {
+        const session = await opts.sessionPrincipal?.(req)
+        if (session === undefined) throw new AuthMissingError()
+        p = session
+      } else {
+        const m = BEARER_RE.exec(header)
+        if (m === null) throw new AuthInvalidError()
+        p = await opts.tokens.verify(m[1] as string)
+      }
     }
     if (p === null) throw new AuthInvalidError()
     req.principal = p

@@ -147,6 +147,21 @@ export async function lookupToken(db: Sql, id: string, secretHash: Buffer): Prom
   const stored = row === undefined ? Buffer.alloc(32) : Buffer.from(row.secret_hash)
   const same = stored.length === secretHash.length && timingSafeEqual(stored, secretHash)
   if (row === undefined || !same || row.revoked_at !== null) return null
+  return principalOfRow(row)
+}
+
+/**
+ * The principal of a token known by id alone, or null (unknown or revoked): for
+ * a console session, which proved the secret when it signed in.
+ */
+export async function principalById(db: Sql, id: string): Promise<Principal | null> {
+  if (!isUuid(id)) return null
+  const r = await db.query<TokenRow>('SELECT * FROM tokens WHERE id = $1 AND revoked_at IS NULL', [id])
+  const row = r.rows[0]
+  return row === undefined ? null : principalOfRow(row)
+}
+
+function principalOfRow(row: TokenRow): Principal {
   return {
     tokenId: row.id,
     workspaceId: row.workspace_id,

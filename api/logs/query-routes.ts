@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { tailSubjects, type Broker, type LogStore } from '../../ingest/index.ts'
 import {
-  CLOUD_LOGS_QUERY, CLOUD_TAIL_QUERY, DESKTOP_LOGS_QUERY, DESKTOP_TAIL_QUERY, LogSearch, TailBusyError, TailHubs, TailSession,
+  CLOUD_HISTOGRAM_QUERY, CLOUD_LOGS_QUERY, CLOUD_TAIL_QUERY, HISTOGRAM_MAX_RANGE_MS, logHistogram, DESKTOP_LOGS_QUERY, DESKTOP_TAIL_QUERY, LogSearch, TailBusyError, TailHubs, TailSession,
   TailUnavailableError, decodeCursor, encodeCursor, parseFilter, parseLastEventId,
   type FilterInput, type LogFilter, type ParamNames, type ParamProblem,
 } from '../../query/index.ts'
@@ -66,6 +66,27 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     const q = req.query as CloudQuery
     const filter = filterOf({ workspaceId: ws, resourceIds: [rid], start: q.start, end: q.end, severity: q.severity, text: q.q, traceId: q.trace_id }, CLOUD_NAMES, 'cloud')
     return page(reply, filter, q.limit, q.cursor, 'cloud')
+  })
+
+  // Lookout extension: log volume per time bucket and severity over a range (the console's histogram).
+  app.get(`${P}/logs/histogram`, {
+    config: cloud,
+    schema: {
+      summary: 'Lookout extension: log volume over a range, counts per time bucket and severity level (same filters and grants as the log search)',
+      params: RESOURCE_PARAMS, querystring: CLOUD_HISTOGRAM_QUERY,
+    },
+  }, async (req) => {
+    const { ws, rid } = target(req)
+    await ensureResource(ws, rid)
+    const q = req.query as { start?: string; end?: string; severity?: string; q?: string; trace_id?: string; buckets: number }
+    const endMs = q.end === undefined ? Date.now() : Date.parse(q.end)
+    const startMs = q.start === undefined ? endMs - 3_600_000 : Date.parse(q.start)
+    const filter = filterOf({ workspaceId: ws, resourceIds: [rid], start: q.start, end: q.end, severity: q.severity, text: q.q, traceId: q.trace_id }, CLOUD_NAMES, 'cloud')
+    if (!(endMs > startMs)) throw invalid([{ param: q.end === undefined ? 'start' : 'end', msg: 'end must be after start', type: 'value_error', input: q.end ?? q.start }], 'cloud')
+    if (endMs - startMs > HISTOGRAM_MAX_RANGE_MS) {
+      throw invalid([{ param: 'start', msg: `the range may span at most ${HISTOGRAM_MAX_RANGE_MS / 86_400_000} days`, type: 'value_error', input: q.start }], 'cloud')
+    }
+    return logHistogram(store, filter, startMs, endMs, q.buckets)
   })
 
   app.get('/v1/logs', { config: desktop, schema: { querystring: DESKTOP_LOGS_QUERY } }, async (req, reply) => {

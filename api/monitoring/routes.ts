@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { cloudMonitoringRoutes, type MonitoringRoutesOptions } from './cloud-routes.ts'
 import { desktopMonitoringRoutes } from './desktop-routes.ts'
 import { collectorRoutes } from './collector-routes.ts'
+import { monitoringExtensionRoutes } from './extension-routes.ts'
 
 export type { MonitoringRoutesOptions } from './cloud-routes.ts'
 
@@ -12,4 +13,5 @@ export async function monitoringRoutes(app: FastifyInstance, opts: MonitoringRou
   await cloudMonitoringRoutes(app, opts)
   await desktopMonitoringRoutes(app, opts)
   await collectorRoutes(app, opts)
+  await monitoringExtensionRoutes(app, opts)
 }

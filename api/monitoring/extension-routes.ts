@@ -1,0 +1,58 @@
+// Lookout extensions beside the contract's monitoring routes, for the console:
+// a check's recent observations (uptime bar, response times) and the run /
+// pause / resume actions the cloud contract has no route for.
+import type { FastifyInstance } from 'fastify'
+import { checkAction, findCheck, listResults, toCheckView, CheckNotFoundError, MAX_RESULTS_LISTED, type Database } from '../../monitor/index.ts'
+import { NotFoundError } from '../errors.ts'
+import { RESOURCE_PARAMS } from '../resources/schemas.ts'
+import { resourceExists } from '../resources/store.ts'
+import { SCOPES } from '../scopes.ts'
+
+const P = '/v1/workspaces/:workspace_id/resources/:resource_id/monitoring'
+const uuid = { type: 'string', format: 'uuid' } as const
+
+export async function monitoringExtensionRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
+  const { db } = opts
+  const target = async (params: unknown) => {
+    const p = params as { workspace_id: string; resource_id: string }
+    const ws = p.workspace_id.toLowerCase()
+    const rid = p.resource_id.toLowerCase()
+    if (!(await resourceExists(db, ws, rid))) throw new NotFoundError('resource')
+    return { ws, rid }
+  }
+
+  app.get(`${P}/results`, {
+    config: { auth: { contract: 'cloud', scope: SCOPES.monitorRead } },
+    schema: {
+      summary: 'Lookout extension: a check\'s recent observations, newest first (status, code, reason, latency)',
+      params: RESOURCE_PARAMS,
+      querystring: {
+        type: 'object', additionalProperties: false, required: ['check_id'],
+        properties: { check_id: uuid, limit: { type: 'integer', minimum: 1, maximum: MAX_RESULTS_LISTED, default: 100 } },
+      },
+    },
+  }, async (req) => {
+    const { ws, rid } = await target(req.params)
+    const q = req.query as { check_id: string; limit: number }
+    return { check_id: q.check_id.toLowerCase(), items: await listResults(db, ws, rid, q.check_id.toLowerCase(), q.limit) }
+  })
+
+  app.post(`${P}/actions`, {
+    config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } },
+    schema: {
+      summary: 'Lookout extension: run a check now, pause or resume it (at the revision the caller saw)',
+      params: RESOURCE_PARAMS,
+      body: {
+        type: 'object', additionalProperties: false, required: ['id', 'revision', 'action'],
+        properties: { id: uuid, revision: { type: 'integer', minimum: 1 }, action: { type: 'string', enum: ['run', 'pause', 'resume'] } },
+      },
+    },
+  }, async (req) => {
+    const { ws, rid } = await target(req.params)
+    const b = req.body as { id: string; revision: number; action: 'run' | 'pause' | 'resume' }
+    const existing = await findCheck(db, b.id.toLowerCase())
+    if (existing === null || existing.workspace_id !== ws || existing.resource_id !== rid) throw new CheckNotFoundError('check')
+    const now = Date.now()
+    return toCheckView(await checkAction(db, ws, existing.id, b.revision, b.action, null, now), now)
+  })
+}

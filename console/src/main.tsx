@@ -1,0 +1,120 @@
+// The console's shell: sign-in, the navigation, the workspace switcher, and the page of the current route.
+import 'uplot/dist/uPlot.min.css'
+import './style.css'
+import { render } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, api, wsPath } from './api.ts'
+import { href, navigate, useRoute } from './router.ts'
+import { SignIn } from './pages/signin.tsx'
+import { Explorer } from './pages/explorer.tsx'
+import { Monitoring } from './pages/monitoring.tsx'
+import { Ingest } from './pages/ingest.tsx'
+import { Resources } from './pages/resources.tsx'
+import { TokenPage } from './pages/token.tsx'
+import type { Me, Resource, Session } from './types.ts'
+
+const NAV = [
+  ['logs', 'Logs'], ['monitoring', 'Monitoring'], ['ingest', 'Ingest'], ['resources', 'Resources'], ['token', 'Token'],
+] as const
+
+function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const route = useRoute()
+  const page = route.path[0] ?? 'logs'
+  const content = page === 'monitoring' ? <Monitoring session={session} route={route} />
+    : page === 'ingest' ? <Ingest session={session} />
+    : page === 'resources' ? <Resources session={session} />
+    : page === 'token' ? <TokenPage session={session} />
+    : <Explorer session={session} route={route} />
+  return (
+    <div class="shell">
+      <nav class="sidebar" aria-label="Main">
+        <div class="brand"><span class="logo" aria-hidden="true" />Lookout</div>
+        <ul>
+          {NAV.map(([p, label]) => (
+            <li key={p}><a href={href([p])} aria-current={page === p ? 'page' : undefined} class={page === p ? 'active' : ''}>{label}</a></li>
+          ))}
+          <li><a href="/v1/docs/" target="_blank" rel="noopener">API reference ↗</a></li>
+        </ul>
+      </nav>
+      <div class="main">
+        <header class="topbar">
+          <label class="ws">
+            <span>Workspace</span>
+            <select aria-label="Workspace" value={session.me.workspace.id} disabled={session.workspaces.length < 2}
+              onChange={() => navigate(['resources'])}>
+              {session.workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+            </select>
+          </label>
+          <span class="who">{session.me.credential.name || 'token'} · {session.me.credential.resources === 'all' ? 'all resources' : `${session.me.credential.resources.length} resource(s)`}</span>
+          <button type="button" class="btn ghost" onClick={onSignOut}>Sign out</button>
+        </header>
+        {/* Focusable: it is the scrolling region, so keyboard users can scroll it. */}
+        <main id="content" tabIndex={0}>{content}</main>
+      </div>
+    </div>
+  )
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null>(null)
+  const [state, setState] = useState<'loading' | 'signed-out' | 'ready'>('loading')
+  const [notice, setNotice] = useState('')
+
+  const load = async () => {
+    try {
+      // Asked first, so a visitor without a session gets the form without a refused request.
+      const s = await api<{ signed_in: boolean; workspace_id?: string }>('GET', '/console/session')
+      if (!s.signed_in || s.workspace_id === undefined) {
+        setState('signed-out')
+        return
+      }
+      // All at once: the session already named the workspace.
+      const [me, workspaces, resources] = await Promise.all([
+        api<Me>('GET', '/v1/me'),
+        api<{ items: { id: string; name: string }[] }>('GET', '/v1/workspaces'),
+        api<{ items: Resource[] }>('GET', `${wsPath(s.workspace_id)}/resources?limit=100`),
+      ])
+      setSession({ me, workspaces: workspaces.items, resources: resources.items })
+      setState('ready')
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) setState('signed-out')
+      else {
+        setNotice((err as Error).message)
+        setState('signed-out')
+      }
+    }
+  }
+
+  useEffect(() => {
+    const onOut = (e: Event) => {
+      setNotice(String((e as CustomEvent).detail ?? ''))
+      setSession(null)
+      setState('signed-out')
+    }
+    window.addEventListener('lookout:signed-out', onOut)
+    // A one-time link: #signin=<code>. The code leaves the address bar before anything else happens.
+    const m = /^#signin=([A-Za-z0-9_-]+)$/.exec(location.hash)
+    if (m !== null) {
+      history.replaceState(null, '', '#/logs')
+      api('POST', '/console/session', { code: m[1] }).then(load, (err: Error) => {
+        setNotice(err.message)
+        setState('signed-out')
+      })
+    } else void load()
+    return () => window.removeEventListener('lookout:signed-out', onOut)
+  }, [])
+
+  const signOut = async () => {
+    await api('POST', '/console/signout').catch(() => undefined)
+    setSession(null)
+    setNotice('Signed out.')
+    setState('signed-out')
+  }
+
+  if (state === 'loading') return <div class="center muted" role="status">Loading…</div>
+  if (state === 'signed-out' || session === null) return <SignIn notice={notice} onSignedIn={() => { setNotice(''); void load() }} />
+  return <Shell session={session} onSignOut={() => void signOut()} />
+}
+
+const root = document.getElementById('app')
+if (root !== null) render(<App />, root)

@@ -1,0 +1,40 @@
+// Hash routes (#/logs/<resource>?q=...): the page state lives in the URL, so a
+// link can be shared, and the server only ever serves one page.
+import { useEffect, useState } from 'preact/hooks'
+
+export interface Route {
+  path: string[]
+  params: URLSearchParams
+}
+
+export function parseHash(hash = location.hash): Route {
+  const h = hash.replace(/^#/, '')
+  const q = h.indexOf('?')
+  const path = (q < 0 ? h : h.slice(0, q)).split('/').filter((s) => s !== '').map(decodeURIComponent)
+  return { path, params: new URLSearchParams(q < 0 ? '' : h.slice(q + 1)) }
+}
+
+export function href(path: string[], params?: Record<string, string | undefined | null>): string {
+  const u = new URLSearchParams()
+  for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null && v !== '') u.set(k, v)
+  const s = u.toString()
+  return `#/${path.map(encodeURIComponent).join('/')}${s === '' ? '' : `?${s}`}`
+}
+
+export function navigate(path: string[], params?: Record<string, string | undefined | null>, replace = false): void {
+  const h = href(path, params)
+  if (replace) {
+    history.replaceState(null, '', h)
+    window.dispatchEvent(new HashChangeEvent('hashchange'))
+  } else location.hash = h
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(parseHash)
+  useEffect(() => {
+    const on = () => setRoute(parseHash())
+    window.addEventListener('hashchange', on)
+    return () => window.removeEventListener('hashchange', on)
+  }, [])
+  return route
+}

@@ -1,0 +1,44 @@
+export interface Me {
+  owner: boolean
+  credential: { id: string | null; name: string; kind: string; scopes: string[]; resources: 'all' | string[]; staff_id: number | null }
+  workspace: { id: string; name: string; created_at: string }
+}
+
+export interface Resource {
+  id: string
+  external_id: string
+  name: string
+  kind: string
+  status: string
+  environment: string
+  created_at?: string
+}
+
+export interface Session {
+  me: Me
+  workspaces: { id: string; name: string }[]
+  resources: Resource[]
+}
+
+export interface LogEvent {
+  event_id: string
+  resource_id: string
+  timestamp: string
+  received_at: string
+  severity: string
+  severity_text: string
+  severity_number: number
+  message: string
+  source: string
+  attributes: Record<string, string>
+  resource_attributes: Record<string, string>
+  scope_name: string
+  scope_version: string
+  trace_id: string
+  span_id: string
+}
+
+export const LEVELS = ['UNSET', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const
+export const LEVEL_COLORS: Record<string, string> = {
+  UNSET: '#8b949e', TRACE: '#6e7681', DEBUG: '#58a6ff', INFO: '#3fb950', WARN: '#d29922', ERROR: '#f85149', FATAL: '#db61a2',
+}
