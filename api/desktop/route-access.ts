@@ -137,12 +137,15 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   [`POST ${R}/monitoring`]: OWNER_ONLY,
   [`POST ${R}/monitoring/subscription`]: OWNER_ONLY,
   [`POST ${R}/monitoring/sources`]: OWNER_ONLY,
+  [`GET ${R}/monitoring/results`]: MR,
+  [`POST ${R}/monitoring/actions`]: OWNER_ONLY,
   [`GET ${R}/alerts`]: MR,
   [`POST ${R}/alerts`]: OWNER_ONLY,
   // Resource logs (cloud-shaped) and OTLP.
   [`POST ${R}/logs`]: LW,
   [`GET ${R}/logs`]: LR,
   [`GET ${R}/logs/tail`]: LR,
+  [`GET ${R}/logs/histogram`]: LR,
   [`POST ${R}/otlp/v1/logs`]: LW,
 
   // Local log routes.
@@ -175,6 +178,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /v1/webhooks/:id/test': OWNER_ONLY,
   'POST /v1/webhooks/:id/deliveries/:delivery_id/retry': OWNER_ONLY,
   'POST /v1/webhooks/restore': OWNER_ONLY,
+
+  // The console's pipeline figures are process-wide: the owner's.
+  'GET /v1/pipeline': OWNER_ONLY,
 
   // Remote collectors report to a cloud; a desktop service runs its checks itself.
   'GET /v1/collector/checks': OWNER_ONLY,
