@@ -1,10 +1,13 @@
 // The request schemas the stdio tool server (deploy/mcp) offers as tool
 // inputs: the routes' own schemas, so a tool accepts exactly what its route does.
-import { COMMENT_CREATE, FILTER_PROPERTIES } from '../projects/schemas/cloud.ts'
+// The project_* tools take the portal's (cloud routes') request schemas and
+// answer with their response bodies.
 import {
-  BOARDS_QUERY, EDGES_QUERY, HISTORY_QUERY, ITEM_ACTION, ITEM_CREATE, ITEM_LIST_QUERY, NOTE_PATCH, STATUSES_QUERY, TASK_PATCH,
-  TAXONOMY_QUERY, TAXONOMY_WRITE, WS_QUERY,
-} from '../projects/schemas/desktop.ts'
+  ACTION, COMMENT_CREATE, FILTER_QUERY, REVISION_INPUT, TASK_CREATE, TASK_MOVE, TASK_UPDATE, TAXONOMY_CONFIGURE,
+} from '../projects/schemas/cloud.ts'
+import {
+  ACTIVITY_PAGE, ASSIGNEE_PAGE, BOARD_PAGE, COMMENT_PAGE, COMMENT_VIEW, STATUS_CATALOGUE, TASK_PAGE, TASK_VIEW, TAXONOMY_CATALOGUE,
+} from '../projects/schemas/responses.ts'
 import { DESKTOP_MONITORING_QUERY } from '../monitoring/schemas.ts'
 import { RESOURCE_LIST_QUERY } from '../resources/schemas.ts'
 import { FILTERS } from '../notifications/store.ts'
@@ -26,15 +29,14 @@ export const NOTIFICATIONS_QUERY = {
   },
 } as const
 
-/** Task comments, read side: the filter set's parameters that a comment listing uses. */
-export const COMMENTS_QUERY = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { cursor: FILTER_PROPERTIES.cursor, limit: FILTER_PROPERTIES.limit, q: FILTER_PROPERTIES.q, deleted: FILTER_PROPERTIES.deleted },
+export const TOOL_SCHEMAS = { DESKTOP_MONITORING_QUERY, RESOURCE_LIST_QUERY, NOTIFICATIONS_QUERY } as const
+
+/** The portal's request schemas (cloud-workspace-api.md names): the same objects the cloud routes validate with. */
+export const PORTAL_REQUEST_SCHEMAS = {
+  FILTER_QUERY, TASK_CREATE, TASK_UPDATE, TASK_MOVE, ACTION, REVISION_INPUT, COMMENT_CREATE, TAXONOMY_CONFIGURE,
 } as const
 
-export const TOOL_SCHEMAS = {
-  ITEM_LIST_QUERY, ITEM_CREATE, TASK_PATCH, NOTE_PATCH, ITEM_ACTION, HISTORY_QUERY, WS_QUERY, BOARDS_QUERY, STATUSES_QUERY,
-  TAXONOMY_QUERY, TAXONOMY_WRITE, EDGES_QUERY, COMMENT_CREATE, COMMENTS_QUERY, DESKTOP_MONITORING_QUERY, RESOURCE_LIST_QUERY,
-  NOTIFICATIONS_QUERY,
+/** The cloud project routes' response bodies (plain JSON Schema). */
+export const PORTAL_RESPONSE_SCHEMAS = {
+  TASK_VIEW, TASK_PAGE, COMMENT_VIEW, COMMENT_PAGE, BOARD_PAGE, STATUS_CATALOGUE, TAXONOMY_CATALOGUE, ACTIVITY_PAGE, ASSIGNEE_PAGE,
 } as const

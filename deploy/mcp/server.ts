@@ -62,6 +62,30 @@ export function toolErrorOf(status: number, body: unknown): ToolError {
   return { code: fallback, message: typeof body === 'string' && body !== '' ? body.slice(0, 500) : `the service answered ${status}`, status }
 }
 
+/** The structuredContent of an isError result. */
+export const TOOL_ERROR_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'status'],
+      properties: { code: { type: 'string' }, message: { type: 'string' }, status: { type: 'integer' }, details: {} },
+    },
+  },
+} as const
+
+/**
+ * A tool's outputSchema: the route's response, or the error envelope of an
+ * isError result. Error results carry structuredContent too, and some clients
+ * (the TypeScript SDK up to at least 1.32, typescript-sdk#1943) validate it
+ * against the outputSchema even when isError is true.
+ */
+export function outputSchemaOf(response: object): object {
+  return { type: 'object', anyOf: [response, TOOL_ERROR_SCHEMA] }
+}
+
 function errorResult(e: ToolError) {
   const structured = { error: e }
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError: true }
@@ -86,6 +110,7 @@ export class McpServer {
         name: spec.name,
         description: spec.description,
         inputSchema: toJsonSchema(spec.input),
+        ...(spec.output === undefined ? {} : { outputSchema: outputSchemaOf(spec.output) }),
         annotations: { readOnlyHint: !spec.write, destructiveHint: false, idempotentHint: !spec.write || spec.method !== 'POST', openWorldHint: false },
       },
     }]))

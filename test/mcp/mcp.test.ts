@@ -9,9 +9,8 @@ import t, { type Test as Tap } from 'tap'
 import { spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { startDesktopProcess, type DesktopProcess } from '../desktop/desktop-helpers.ts'
+import { connectMcp, runMcp as runMcpWith, type McpConnection } from './mcp-helpers.ts'
 
 // The service as the user runs it: `lookout desktop` in a child process.
 let td: DesktopProcess = await startDesktopProcess()
@@ -23,57 +22,15 @@ const env = td.env as Record<string, string>
 
 const EXPECTED_TOOLS = [
   'workspace_list', 'resource_list',
-  'project_list', 'project_get', 'project_create', 'project_update', 'project_action', 'project_history', 'project_assignment',
-  'project_comments', 'project_comment_create', 'project_boards', 'project_statuses', 'project_members', 'project_taxonomy',
-  'project_taxonomy_write', 'project_relations',
+  'project_list', 'project_get', 'project_create', 'project_update', 'project_action', 'project_move', 'project_delete',
+  'project_comments', 'project_comment_create', 'project_boards', 'project_statuses', 'project_taxonomy',
+  'project_taxonomy_write', 'project_history', 'project_assignees',
   'logs_query', 'notifications_read', 'monitoring_query', 'service_health',
 ]
-const WRITE_TOOLS = ['project_create', 'project_update', 'project_action', 'project_comment_create', 'project_taxonomy_write']
+const WRITE_TOOLS = ['project_create', 'project_update', 'project_action', 'project_move', 'project_delete', 'project_comment_create', 'project_taxonomy_write']
 
-interface ToolResult {
-  isError: boolean
-  body: any
-}
-
-async function connect(tt: Tap, args: string[] = []): Promise<{ client: Client; call(name: string, a?: Record<string, unknown>): Promise<ToolResult> }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath, args: ['deploy/lookout.ts', 'mcp', ...args], env, cwd: process.cwd(), stderr: 'pipe',
-  })
-  let stderr = ''
-  // Read, so a chatty server never blocks on a full pipe; shown if the connection fails.
-  transport.stderr?.on('data', (d) => (stderr += d))
-  const client = new Client({ name: 'lookout-test', version: '1.0.0' })
-  try {
-    await client.connect(transport)
-  } catch (err) {
-    throw new Error(`lookout mcp ${args.join(' ')} did not start: ${(err as Error).message}\n${stderr}`)
-  }
-  return {
-    client,
-    async call(name, a = {}) {
-      const r = await client.callTool({ name, arguments: a })
-      // The text content and the structured content say the same thing.
-      const text = (r.content as { type: string; text: string }[])[0]?.text ?? ''
-      tt.same(JSON.parse(text), r.structuredContent, `${name}: text content mirrors the structured content`)
-      return { isError: r.isError === true, body: r.structuredContent }
-    },
-  }
-}
-
-/** Runs `lookout mcp` to its end with stdin closed; its exit code and stderr. */
-function runMcp(args: string[], withEnv: Record<string, string> = env): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['deploy/lookout.ts', 'mcp', ...args], { env: withEnv, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    p.stdout.on('data', (d) => (stdout += d))
-    p.stderr.on('data', (d) => (stderr += d))
-    p.on('error', reject)
-    // 'close': the exit code once both pipes are read to their end.
-    p.on('close', (code) => resolve({ code, stderr, stdout }))
-    p.stdin.end()
-  })
-}
+const connect = (tt: Tap, args: string[] = []): Promise<McpConnection> => connectMcp(tt, env, args)
+const runMcp = (args: string[], withEnv: Record<string, string> = env) => runMcpWith(args, withEnv)
 
 // Some logs to query: two events on the granted resource, one on the other.
 // (Checked by throwing: top-level assertions between awaits would end the file's test early.)
@@ -129,6 +86,10 @@ t.test('the owner (default): every tool listed with a JSON Schema, and every too
   const res = await call('resource_list')
   t.same(res.body.items.map((r: { id: string }) => r.id).sort(), [rid, otherRid].sort(), 'resource_list')
 
+  t.same(tools.filter((x) => x.outputSchema !== undefined).map((x) => x.name).sort(), tools.filter((x) => x.name.startsWith('project_')).map((x) => x.name).sort(),
+    'the project tools list an outputSchema (the others are unchanged)')
+
+  const P = `/v1/workspaces/${workspaceId}`
   const boards = await call('project_boards')
   const board = boards.body.items.find((b: { is_default: boolean }) => b.is_default)
   t.ok(board, 'project_boards: the default board')
@@ -139,60 +100,77 @@ t.test('the owner (default): every tool listed with a JSON Schema, and every too
 
   const tax = await call('project_taxonomy')
   t.notOk(tax.isError)
-  const labelled = await call('project_taxonomy_write', {
-    kind: 'label', operation: 'create', name: 'from-agent', revision: tax.body.revision, idempotency_key: crypto.randomUUID(),
-  })
-  t.notOk(labelled.isError, 'project_taxonomy_write')
+  const labelled = await call('project_taxonomy_write', { kind: 'label', operation: 'create', name: 'from-agent', revision: tax.body.revision })
+  t.notOk(labelled.isError, 'project_taxonomy_write (TaxonomyConfigure)')
   const label = labelled.body.labels.find((l: { name: string }) => l.name === 'from-agent')
   t.ok(label, 'the new label')
-  const staleTax = await call('project_taxonomy_write', {
-    kind: 'label', operation: 'create', name: 'late', revision: tax.body.revision, idempotency_key: crypto.randomUUID(),
-  })
+  const staleTax = await call('project_taxonomy_write', { kind: 'label', operation: 'create', name: 'late', revision: tax.body.revision })
   t.match(staleTax, { isError: true, body: { error: { status: 409, code: String } } }, 'a stale catalogue revision is a 409 tool error')
+  const localOnly = await call('project_taxonomy_write', {
+    kind: 'label', operation: 'create', name: 'x', revision: labelled.body.revision, idempotency_key: crypto.randomUUID(),
+  })
+  t.match(localOnly, { isError: true, body: { error: { code: 'LOOKOUT_VALIDATION', status: 400 } } }, 'the local idempotency_key is not TaxonomyConfigure\'s')
 
   const key = crypto.randomUUID()
   const created = await call('project_create', { title: 'written by an agent', label_ids: [label.id], idempotency_key: key })
-  t.notOk(created.isError, 'project_create')
+  t.notOk(created.isError, 'project_create (TaskCreate)')
   const task = created.body
   agentTaskId = task.id
-  t.match(task, { item_type: 'task', title: 'written by an agent', label_ids: [label.id], revision: 1 })
+  t.match(task, { item_type: 'task', title: 'written by an agent', label_ids: [label.id], revision: 1, priority: 'normal' })
   t.type(task.number, 'number', 'a local task has a number')
   const replay = await call('project_create', { title: 'written by an agent', label_ids: [label.id], idempotency_key: key })
-  t.equal(replay.body.id, task.id, 'the same idempotency key returns the same item')
-  const note = await call('project_create', { item_type: 'note', body: 'a note from an agent', idempotency_key: crypto.randomUUID() })
-  t.match(note.body, { item_type: 'note' }, 'a note')
+  t.same(replay.body, task, 'the same idempotency key returns the same task')
+  const conflict = await call('project_create', { title: 'something else', idempotency_key: key })
+  t.match(conflict, { isError: true, body: { error: { status: 409 } } }, 'the same key with other content: 409')
+  t.match(await call('project_create', { item_type: 'note', body: 'a note', idempotency_key: crypto.randomUUID() }),
+    { isError: true, body: { error: { code: 'LOOKOUT_VALIDATION', status: 400 } } }, 'TaskCreate has no item_type: the local schema is gone')
+  t.match(await call('project_create', { title: 'x'.repeat(161), idempotency_key: crypto.randomUUID() }),
+    { isError: true, body: { error: { code: 'LOOKOUT_VALIDATION' } } }, 'TaskCreate title max 160')
 
-  t.match((await call('project_get', { id: task.id })).body, { id: task.id, revision: 1 }, 'project_get')
-  const updated = await call('project_update', { id: task.id, revision: 1, status_id: doing.id, idempotency_key: crypto.randomUUID() })
-  t.match(updated, { isError: false, body: { status_id: doing.id, revision: 2 } }, 'project_update')
-  const stale = await call('project_update', { id: task.id, revision: 1, title: 'lost', idempotency_key: crypto.randomUUID() })
+  t.match((await call('project_get', { item_id: task.id })).body, { id: task.id, revision: 1 }, 'project_get')
+  const updated = await call('project_update', { item_id: task.id, revision: 1, status_id: doing.id, priority: 'high', assignee: 7 })
+  t.match(updated, { isError: false, body: { status_id: doing.id, priority: 'high', assignee: 7, revision: 2 } }, 'project_update (TaskUpdate)')
+  const stale = await call('project_update', { item_id: task.id, revision: 1, title: 'lost' })
   t.match(stale, { isError: true, body: { error: { code: 'LOOKOUT_PROJECT_STALE_REVISION', status: 409, message: /revision/ } } },
     'a stale revision: an isError result with code, message and status')
-  const missing = await call('project_get', { id: '00000000-0000-4000-8000-000000000000' })
-  t.match(missing, { isError: true, body: { error: { status: 404, code: String, message: String } } }, 'a missing item: 404')
-  const invalid = await call('project_get', { id: 'not-a-uuid' })
+  const missing = await call('project_get', { item_id: '00000000-0000-4000-8000-000000000000' })
+  t.match(missing, { isError: true, body: { error: { status: 404, code: String, message: String } } }, 'a missing task: 404')
+  const invalid = await call('project_get', { item_id: 'not-a-uuid' })
   t.match(invalid, { isError: true, body: { error: { code: 'LOOKOUT_VALIDATION', status: 400 } } }, 'arguments are checked against the schema')
   const extra = await call('project_list', { shell: 'rm -rf /' })
   t.match(extra, { isError: true, body: { error: { code: 'LOOKOUT_VALIDATION', status: 400 } } }, 'unknown arguments are refused')
+  t.match(await call('project_list', { limit: 101 }), { isError: true, body: { error: { code: 'LOOKOUT_VALIDATION' } } }, 'filter set: limit max 100')
 
-  const listed = await call('project_list', { label_ids: label.id })
-  t.same(listed.body.items.map((i: { id: string }) => i.id), [task.id], 'project_list with a label filter')
-  t.ok((await call('project_list')).body.items.length >= 2, 'project_list: the task and the note')
+  const listed = await call('project_list', { label_ids: [label.id] })
+  t.same(listed.body.items.map((i: { id: string }) => i.id), [task.id], 'project_list with a label filter (an array, as the filter set has it)')
+  t.same((await call('project_list', { status_id: doing.id, limit: 100 })).body.items.map((i: { id: string }) => i.id), [task.id], 'a status filter')
 
-  const commented = await call('project_comment_create', { id: task.id, body: 'looking into it', idempotency_key: crypto.randomUUID() })
-  t.notOk(commented.isError, 'project_comment_create')
-  const comments = await call('project_comments', { id: task.id })
+  const commented = await call('project_comment_create', { item_id: task.id, body: 'looking into it', idempotency_key: crypto.randomUUID() })
+  t.match(commented, { isError: false, body: { item_id: task.id, body: 'looking into it' } }, 'project_comment_create (CommentCreate)')
+  const comments = await call('project_comments', { item_id: task.id })
   t.same(comments.body.items.map((c: { body: string }) => c.body), ['looking into it'], 'project_comments')
 
-  const history = await call('project_history', { id: task.id })
-  t.ok(history.body.items.length >= 2, 'project_history: create and update')
-  const assignment = await call('project_assignment', { id: task.id })
-  t.match(assignment.body, { task_id: task.id, workspace_id: workspaceId, number: task.number, revision: 2, deleted: false }, 'project_assignment')
-  t.notOk((await call('project_members')).isError, 'project_members')
-  t.notOk((await call('project_relations', { item_id: task.id })).isError, 'project_relations')
+  const history = await call('project_history', { board_id: board.id })
+  const mine = history.body.items.filter((e: { item_id: string | null }) => e.item_id === task.id).map((e: { action: string }) => e.action)
+  t.ok(mine.includes('create') && mine.includes('update'), `project_history: the task's create and update (${mine.join(', ')})`)
+  t.match((await call('project_assignees')).body.items, [{ user_id: 7, id: 'profile:7', open_tasks: 1, tasks: 1 }], 'project_assignees')
 
-  const archived = await call('project_action', { id: task.id, revision: 2, action: 'archive', idempotency_key: crypto.randomUUID() })
-  t.match(archived.body, { archived: true, revision: 3 }, 'project_action archive')
+  const archived = await call('project_action', { item_id: task.id, revision: 2, action: 'archive' })
+  t.match(archived.body, { archived: true, revision: 3 }, 'project_action archive (Action)')
+  t.match(await call('project_action', { item_id: task.id, revision: 3, action: 'trash' }), { isError: true, body: { error: { status: 400 } } },
+    'the local actions (trash) are not the portal\'s')
+
+  // A second board to move a task to, and a task to move and then delete.
+  const other = await owner('POST', `${P}/project/boards`, { idempotency_key: crypto.randomUUID(), name: 'agents' })
+  if (other.status !== 200) throw new Error(`board: ${other.status} ${JSON.stringify(other.body)}`)
+  const otherTodo = (await call('project_statuses', { board_id: other.body.id })).body.items.find((s: { category: string }) => s.category === 'todo')
+  const mover = (await call('project_create', { title: 'to move', idempotency_key: crypto.randomUUID() })).body
+  const moved = await call('project_move', { item_id: mover.id, revision: 1, target_board_id: other.body.id, target_status_id: otherTodo.id })
+  t.match(moved, { isError: false, body: { id: mover.id, board_id: other.body.id, status_id: otherTodo.id, revision: 2 } }, 'project_move (TaskMove)')
+  const deleted = await call('project_delete', { item_id: mover.id, revision: 2 })
+  t.match(deleted, { isError: false, body: { id: mover.id, deleted: true, revision: 3 } }, 'project_delete (RevisionInput)')
+  t.match(await call('project_delete', { item_id: mover.id }), { isError: true, body: { error: { code: 'LOOKOUT_VALIDATION' } } }, 'RevisionInput requires revision')
+  t.notOk((await call('project_list')).body.items.some((i: { id: string }) => i.id === mover.id), 'a deleted task is not listed')
 
   const page1 = await call('logs_query', { resource_id: rid, limit: 1 })
   t.equal(page1.body.events.length, 1, 'logs_query: one per page')
@@ -239,7 +217,7 @@ t.test('--grant: the grant\'s scopes and resources, enforced by the service', as
   const names = tools.map((x) => x.name)
   t.same(names.sort(), ['workspace_list', 'resource_list', 'service_health', 'logs_query',
     ...EXPECTED_TOOLS.filter((n) => n.startsWith('project_') && !WRITE_TOOLS.includes(n))].sort(), 'only what its scopes reach')
-  t.ok((await call('project_list')).body.items.length >= 1, 'project:read works')
+  t.ok((await call('project_list', { archived: true })).body.items.some((i: { id: string }) => i.id === agentTaskId), 'project:read works')
 
   // Unlisted tools still reach the service, which refuses them: the listing is a courtesy, not the check.
   const write = await call('project_create', { title: 'not allowed', idempotency_key: crypto.randomUUID() })
@@ -260,7 +238,8 @@ t.test('--grant: the grant\'s scopes and resources, enforced by the service', as
   t.ok((await w.client.listTools()).tools.some((x) => x.name === 'project_create'), 'a write grant lists writes')
   const made = await w.call('project_create', { title: 'by a grant', idempotency_key: crypto.randomUUID() })
   t.notOk(made.isError, 'and may write')
-  t.match((await w.call('project_history', { id: made.body.id })).body.items[0], { actor: { owner: false, token_id: writer.id } },
+  const feed = (await w.call('project_history', { limit: 100 })).body.items
+  t.match(feed.find((e: { item_id: string }) => e.item_id === made.body.id), { action: 'create', actor: { owner: false, token_id: writer.id } },
     'the history names the grant, not the owner')
 })
 
@@ -335,7 +314,7 @@ t.test('the service stops while a client is connected: an isError result, not a 
   // The same user starts the service again: the next call reaches it, and the data is still there.
   const before = td
   td = await startDesktopProcess({}, before)
-  const again = await call('project_get', { id: agentTaskId })
+  const again = await call('project_get', { item_id: agentTaskId })
   t.notOk(again.isError, 'reconnected to the new service')
   t.match(again.body, { title: 'written by an agent', archived: true }, 'the task written before the restart')
 })
