@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
 import { headers, type NatsConnection } from '@nats-io/transport-node'
-import { ACK_WAIT_MS, HEADER_ROWS, SUBJECTS, isLegacySubject, type Broker } from './broker.ts'
+import { ACK_WAIT_MS, DEFAULT_DUPLICATE_WINDOW_MS, HEADER_ROWS, SUBJECTS, isLegacySubject, type Broker } from './broker.ts'
 import { rowFormatOf, storedRowHead, storedRowIds, type RowFormat } from './rows.ts'
 import type { LogStore } from './store.ts'
 import { InvalidOptionError } from './errors.ts'
@@ -21,6 +21,14 @@ export interface LoaderOptions {
   flushMs?: number
   /** Longest wait between insert retries, ms; default 30,000. */
   maxRetryDelayMs?: number
+  /**
+   * The JetStream duplicate window (default 10 minutes). For that long after a
+   * start every message is looked up in ClickHouse, back to one window before
+   * its receive time: a restarted nats-server forgets the ids of messages
+   * already loaded, so a sender's retry of a request answered just before a
+   * crash is not a JetStream duplicate any more, and only ClickHouse knows.
+   */
+  duplicateWindowMs?: number
 }
 
 export interface LoaderStats {
@@ -48,6 +56,7 @@ export class Loader {
   readonly #maxBytes: number
   readonly #flushMs: number
   readonly #maxRetryDelayMs: number
+  readonly #windowNs: number
   readonly stats: LoaderStats = {
     batches: 0, rows: 0, messages: 0, duplicatesSkipped: 0, deadLettered: 0, insertErrors: 0, lastInsertMs: 0, insertMs: 0, lastBatchRows: 0, fetchErrors: 0,
   }
@@ -73,6 +82,7 @@ export class Loader {
     this.#maxBytes = positive('maxBytes', options.maxBytes ?? 32 * 1024 * 1024)
     this.#flushMs = positive('flushMs', options.flushMs ?? 500)
     this.#maxRetryDelayMs = positive('maxRetryDelayMs', options.maxRetryDelayMs ?? 30_000)
+    this.#windowNs = positive('duplicateWindowMs', options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS) * 1e6
   }
 
   async start(): Promise<void> {
@@ -298,7 +308,12 @@ export class Loader {
    * The lookups are bounded by receive time, so asking costs little.
    */
   #mayBeLoaded(m: JsMsg): boolean {
-    return m.redelivered || this.#recent.has(msgIdOf(m)) || m.info.timestampNanos < this.#startedNs
+    return m.redelivered || this.#recent.has(msgIdOf(m)) || this.#freshStart(m)
+  }
+
+  /** Published before this loader started, or within a duplicate window after (see duplicateWindowMs). */
+  #freshStart(m: JsMsg): boolean {
+    return Number(m.info.timestampNanos) < this.#startedNs + this.#windowNs
   }
 
   /** The batch with any message handed out twice into it (recent-ids.ts) kept once; every copy is acknowledged. */
@@ -330,7 +345,8 @@ export class Loader {
     const suspects = batch.filter((m) => this.#mayBeLoaded(m) && msgIdOf(m) !== '')
     if (suspects.length === 0) return batch
     const ids = suspects.map(msgIdOf)
-    const range = receivedRange(suspects)
+    // A retry of a request loaded before a restart carries its own receive time: look one window back.
+    const range = receivedRange(suspects, suspects.some((m) => this.#freshStart(m)) ? this.#windowNs : 0)
     const stored = await this.#withRetry(() => storedBatchRows(this.#store, ids, range))
     const partial: JsMsg[] = []
     const keep: JsMsg[] = []
@@ -421,7 +437,7 @@ function msgIdOf(m: JsMsg): string {
 const headDecoder = new TextDecoder()
 
 /** The receive times of these messages' rows (each message's rows share one), null when one cannot be read. */
-function receivedRange(msgs: readonly JsMsg[]): ReceivedRange | null {
+function receivedRange(msgs: readonly JsMsg[], lookBackNs = 0): ReceivedRange | null {
   let lo = 0n
   let hi = 0n
   for (const m of msgs) {
@@ -431,7 +447,7 @@ function receivedRange(msgs: readonly JsMsg[]): ReceivedRange | null {
     if (lo === 0n || t < lo) lo = t
     if (t > hi) hi = t
   }
-  return lo === 0n ? null : { lo: lo.toString(), hi: hi.toString() }
+  return lo === 0n ? null : { lo: (lo - BigInt(lookBackNs)).toString(), hi: hi.toString() }
 }
 
 function countLines(b: Uint8Array): number {
