@@ -9,6 +9,7 @@ import { ALERT_MIGRATIONS } from './alerts/migrations.ts'
 import { NOTIFICATION_MIGRATIONS } from './notifications/migrations.ts'
 import { WEBHOOK_MIGRATIONS } from './webhooks/migrations.ts'
 import { DESKTOP_MIGRATIONS } from './desktop/migrations.ts'
+import { PORTAL_MIGRATIONS } from './portal/migrations.ts'
 
 
 export const API_MIGRATIONS: MigrationSet = {
@@ -94,4 +95,5 @@ export const PG_MIGRATIONS: readonly MigrationSet[] = [
   MONITOR_MIGRATIONS,
   ALERT_MIGRATIONS, NOTIFICATION_MIGRATIONS, WEBHOOK_MIGRATIONS,
   DESKTOP_MIGRATIONS,
+  PORTAL_MIGRATIONS,
 ]

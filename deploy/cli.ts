@@ -29,6 +29,9 @@ Usage:
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
   lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
                                                  $XDG_RUNTIME_DIR/lookout; deploy/desktop/README.md)
+  lookout portal connect|status|sync|conflicts|resolve|reviews|review|disconnect
+                                                 the desktop service's portal connection and project
+                                                 sync (deploy/PORTAL.md; lookout portal help)
   lookout mcp [--read-only | --grant ID] [--socket PATH]
                                                  stdio tool server (MCP) over the running desktop
                                                  service (deploy/mcp/README.md)
@@ -60,6 +63,14 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./desktop.ts')).desktopCommand(rest)
     case 'mcp':
       return (await import('./mcp/command.ts')).mcpCommand(rest)
+    case 'portal': {
+      const portal = await import('./portal-cli.ts')
+      if (rest[0] === undefined || rest[0] === 'help') {
+        process.stdout.write(`lookout ${portal.PORTAL_USAGE}\n`)
+        return rest[0] === undefined ? 2 : 0
+      }
+      return portal.portalCommand(rest)
+    }
     case undefined:
     case 'help':
     case '--help':

@@ -25,6 +25,8 @@ export interface DesktopOptions {
   forwarder?: ForwarderOptions
   /** How often the size cap runs; default 60 s. */
   sizeCapEveryMs?: number
+  /** The portal sync worker (api/portal): round interval, test hooks. */
+  portal?: DesktopServiceOptions['portal']
   /** Failures outside a request (forwarding, the listener at start); default stderr. */
   onError?: DesktopServiceOptions['onError']
 }
@@ -62,6 +64,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
       await ensureWorkspace(db)
       const s = await DesktopService.open(db, {
         socketPath: paths.socketPath, forwardQueueBytes: options.forwardQueueBytes, forwarder: options.forwarder, onError,
+        secretKey: config.secretKey, portal: { intervalMs: config.portalSyncMs, ...options.portal },
       })
       service = s
       const { retention_days: days, retention_bytes: bytes } = s.settings

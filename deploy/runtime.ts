@@ -195,7 +195,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       cleanups.push(() => tokens.close())
       appOptions = {
         db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
-        secretKey: config.secretKey, alerts: config.alerts, tokens,
+        secretKey: config.secretKey, alerts: config.alerts, tokens, portalFeatures: config.portalFeatures,
         repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },
         ...(log === null ? { logger: false } : { loggerInstance: log }),
         metrics, metricsToken: config.metricsToken,

@@ -1,0 +1,115 @@
+// Sends the outbox to the portal in order. A creation carries its idempotency
+// key, so a retry after a lost answer is the portal's replay of the first
+// creation, never a second task. An edit is revision-checked by the portal; a
+// 409 is first compared with the portal's record (an edit that did land, whose
+// answer was lost, is recognized and settled) and otherwise becomes a
+// conflict for the owner (retry or drop). Network failures stop the round.
+import type { Database } from '../db/index.ts'
+import { PortalRefusal, portalCall, type PortalTarget } from './client.ts'
+import { adoptTask, readPortalItem } from './local-tasks.ts'
+import { nextPending, noteAttempt, settle, type OutboxOp } from './outbox.ts'
+import { equalValue, fieldsOf, TAXONOMY_FIELDS, type TaskFields, type TaskLike } from './task-fields.ts'
+
+export interface PushContext {
+  db: Database
+  ws: string
+  portalWs: string
+  target: PortalTarget
+  taxonomy: boolean
+  /** Called before each request (tests cut the connection here). */
+  onSend?: (op: OutboxOp) => void
+}
+
+type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
+
+const T = (c: PushContext) => `/v1/workspaces/${c.portalWs}/tasks`
+
+function forPortal(c: PushContext, p: Partial<TaskFields>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...p }
+  if (!c.taxonomy) for (const f of TAXONOMY_FIELDS) delete out[f]
+  return out
+}
+
+/** The portal's copy of a task, deleted or not; undefined when it has none. */
+export async function fetchPortalTask(c: { target: PortalTarget; portalWs: string }, id: string): Promise<PortalTask | undefined> {
+  for (const deleted of [false, true]) {
+    try {
+      return (await portalCall<PortalTask>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/tasks/${id}`, undefined, { query: { deleted } })).body
+    } catch (err) {
+      if (!(err instanceof PortalRefusal && err.status === 404)) throw err
+    }
+  }
+  return undefined
+}
+
+async function sendCreate(c: PushContext, op: OutboxOp): Promise<void> {
+  const { archived: _a, deleted: _d, ...fields } = op.payload
+  const body = { idempotency_key: op.idempotency_key, ...forPortal(c, fields) }
+  const out = await portalCall<PortalTask>(c.target, 'POST', T(c), body)
+  await adoptTask(c.db, c.ws, op.item_key, out.body)
+}
+
+/** One edit as the portal's routes take it: move, field changes, archive/trash/restore; each revision-checked. */
+async function sendUpdate(c: PushContext, op: OutboxOp, portalId: string, revision: number): Promise<number> {
+  const p = forPortal(c, op.payload)
+  const { board_id: board, archived, deleted, ...fields } = p
+  let rev = revision
+  const call = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, body: Record<string, unknown>) => {
+    rev = (await portalCall<PortalTask>(c.target, method, `${T(c)}/${portalId}${path}`, { ...body, revision: rev })).body.revision
+  }
+  if (deleted === false) await call('POST', '/actions', { action: 'restore' })
+  if (archived === false) await call('POST', '/actions', { action: 'restore' })
+  if (board !== undefined) {
+    const status = fields.status_id
+    delete fields.status_id
+    await call('POST', '/move', { target_board_id: board, target_status_id: status })
+  }
+  if (Object.keys(fields).length > 0) await call('PATCH', '', fields)
+  if (archived === true) await call('POST', '/actions', { action: 'archive' })
+  if (deleted === true) await call('DELETE', '', {})
+  return rev
+}
+
+/** Whether the portal's record already holds every value the operation sends (an edit that landed). */
+function landed(c: PushContext, op: OutboxOp, t: PortalTask): boolean {
+  const now = fieldsOf(t)
+  return Object.entries(forPortal(c, op.payload)).every(([k, v]) => equalValue(now[k as keyof TaskFields], v))
+}
+
+/** Sends pending operations in order until none is left; throws PortalUnreachable when offline. Returns how many were settled. */
+export async function pushOutbox(c: PushContext): Promise<number> {
+  let n = 0
+  for (;;) {
+    const op = await nextPending(c.db, c.ws)
+    if (op === undefined) return n
+    c.onSend?.(op)
+    const item = await readPortalItem(c.db, c.ws, op.item_key)
+    try {
+      if (op.op === 'create') {
+        await sendCreate(c, op)
+      } else if (item?.portal_id == null || item.portal_revision === null) {
+        // Its creation is not acknowledged (it failed and waits for the owner): this edit waits with it.
+        await settle(c.db, c.ws, op.seq, 'refused', 'the task has not reached the portal yet (its creation needs attention)')
+        continue
+      } else {
+        try {
+          const rev = await sendUpdate(c, op, item.portal_id, item.portal_revision)
+          await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, rev])
+        } catch (err) {
+          if (!(err instanceof PortalRefusal && err.status === 409)) throw err
+          const t = await fetchPortalTask(c, item.portal_id)
+          if (t === undefined || !landed(c, op, t)) throw err
+          await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, t.revision])
+        }
+      }
+      await settle(c.db, c.ws, op.seq, 'done')
+      n++
+    } catch (err) {
+      if (!(err instanceof PortalRefusal)) {
+        await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
+        throw err
+      }
+      await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// The task fields that travel between the desktop and the portal, read the
+// same way from a local row and from a portal task view. Never synced: work
+// state (it follows the status on both sides), services, deliverables, source
+// tickets, notes, comments, edges, and everything that is not a project item.
+export const SYNCED_FIELDS = [
+  'title', 'description', 'acceptance', 'priority', 'board_id', 'status_id', 'type_id', 'label_ids',
+  'assignee', 'reviewer', 'starts_on', 'due_on', 'archived', 'deleted',
+] as const
+export type SyncedField = (typeof SYNCED_FIELDS)[number]
+export type TaskFields = Record<SyncedField, unknown>
+
+/** Fields of the taxonomy capability: only sent and taken with task-taxonomy-v1. */
+export const TAXONOMY_FIELDS: readonly SyncedField[] = ['type_id', 'label_ids']
+
+export interface TaskLike {
+  title: string
+  description: string
+  acceptance: string
+  priority: string | null
+  board_id: string
+  status_id: string | null
+  type_id: string | null
+  label_ids: string[]
+  assignee: number | null
+  reviewer: number | null
+  starts_on: string | null
+  due_on: string | null
+  archived?: boolean
+  deleted?: boolean
+  archived_at?: string | null
+  deleted_at?: string | null
+}
+
+export function fieldsOf(t: TaskLike): TaskFields {
+  return {
+    title: t.title, description: t.description, acceptance: t.acceptance, priority: t.priority, board_id: t.board_id,
+    status_id: t.status_id, type_id: t.type_id, label_ids: [...t.label_ids].sort(), assignee: t.assignee, reviewer: t.reviewer,
+    starts_on: t.starts_on, due_on: t.due_on,
+    archived: t.archived ?? (t.archived_at !== null && t.archived_at !== undefined),
+    deleted: t.deleted ?? (t.deleted_at !== null && t.deleted_at !== undefined),
+  }
+}
+
+export function equalValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b)
+}
+
+/** The fields of `next` that differ from `prev`. */
+export function changedFields(prev: Partial<TaskFields>, next: TaskFields): Partial<TaskFields> {
+  const out: Partial<TaskFields> = {}
+  for (const f of SYNCED_FIELDS) if (!equalValue(prev[f], next[f])) out[f] = next[f]
+  return out
+}
