@@ -7,6 +7,7 @@
 // review (portal_reviews) the owner resolves; nothing is overwritten silently.
 import { createHash, randomBytes } from 'node:crypto'
 import type { Database, Sql } from '../db/index.ts'
+import { forgetDefaultBoard } from '../projects/store/defaults.ts'
 import { adoptId } from './id-map.ts'
 import { portalCall, type PortalTarget } from './client.ts'
 
@@ -19,7 +20,9 @@ export function derivedUuid(...parts: string[]): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
-const same = (a: Record<string, unknown>, b: Record<string, unknown>) => JSON.stringify(a) === JSON.stringify(b)
+/** Key order does not count (values come back from jsonb with their keys reordered). */
+const canon = (v: Record<string, unknown>) => JSON.stringify(Object.keys(v).sort().map((k) => [k, v[k]]))
+const same = (a: Record<string, unknown>, b: Record<string, unknown>) => canon(a) === canon(b)
 const token = () => randomBytes(32).toString('hex')
 
 export interface CatalogueContext {
@@ -135,6 +138,7 @@ async function syncBoards(c: CatalogueContext): Promise<string[]> {
   const localDefault = local.find((b) => b.is_default)
   if (portalDefault !== undefined && localDefault !== undefined && portalDefault.id !== localDefault.id) {
     await c.db.transaction((tx) => adoptId(tx, c.ws, 'board', localDefault.id, portalDefault.id))
+    forgetDefaultBoard(c.db, c.ws)
     localDefault.id = portalDefault.id
   }
   const portalIds = new Set(portal.map((b) => b.id))

@@ -1,7 +1,7 @@
 // The portal sync worker of the desktop service: for every connected
 // workspace, one round at a time: confirm the credential and the offered
 // features (GET /v1/me), catalogue snapshots, capture local changes into the
-// outbox, send the outbox in order, pull the portal's changes. A round that
+// outbox (also before the portal is asked anything), send the outbox in order, pull the portal's changes. A round that
 // cannot reach the portal leaves everything queued and marks the connection
 // offline; the next round (timer or wake) carries on where it stopped.
 import type { Database } from '../db/index.ts'
@@ -90,13 +90,15 @@ export class PortalSync {
     const target: PortalTarget = { url: conn.url, token: openToken(this.#box(), conn) }
     const portalWs = conn.portal_workspace_id
     try {
+      // Local work enters the outbox first, so a round that cannot reach the portal still shows it as pending.
+      out.captured = await capture(this.#db, ws)
       const me = await portalCall<{ workspace: { id: string }; credential: { scopes: string[] } }>(target, 'GET', '/v1/me')
       if (me.body.workspace.id !== portalWs) throw new Error(`the token now belongs to portal workspace ${me.body.workspace.id}, not ${portalWs}: reconnect`)
       await this.#db.query('UPDATE portal_connection SET features = $2, scopes = $3 WHERE workspace_id = $1', [ws, me.features, me.body.credential.scopes])
       const taxonomy = me.features.includes(TAXONOMY_FEATURE)
       const ctx = { db: this.#db, ws, portalWs, target, taxonomy }
       await syncCatalogues(ctx)
-      out.captured = await capture(this.#db, ws)
+      out.captured += await capture(this.#db, ws)
       out.pushed = await pushOutbox({ ...ctx, onSend: this.#opts.onSend })
       const p = await pull(ctx, conn.pull_cursor)
       out.pulled = p.applied

@@ -152,7 +152,7 @@ export class PortalService {
     const rid = await this.#portalResource(ws, resourceId, t)
     try {
       const r = await portalCall<{ events: unknown[]; next_cursor: string | null }>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/logs`, undefined, { query, retries: 0 })
-      return { source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid, ...r.body }
+      return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }
     } catch (err) {
       throw portalError(err, 'the portal logs query failed')
     }
@@ -163,7 +163,7 @@ export class PortalService {
     const rid = await this.#portalResource(ws, resourceId, t)
     try {
       const r = await portalCall<Record<string, unknown>>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/monitoring`, undefined, { query: { view: 'status' }, retries: 0 })
-      return { source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid, ...r.body }
+      return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }
     } catch (err) {
       throw portalError(err, 'the portal health query failed')
     }
