@@ -141,7 +141,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(senderRoutes, { db: opts.db })
   await app.register(monitoringRoutes, { db: opts.db, cursors })
   await app.register(alertRoutes, { db: opts.db, settings: opts.alerts })
-  await app.register(notificationRoutes, { db: opts.db })
+  await app.register(notificationRoutes, { db: opts.db, refresh: opts.desktop === undefined ? undefined : (ws) => (opts.desktop as DesktopService).portal.refreshNotifications(ws) })
   await app.register(webhookRoutes, { db: opts.db, cursors, secretKey: opts.secretKey })
   await app.register(grantRoutes, { db: opts.db })
   if (opts.desktop !== undefined) {

@@ -97,5 +97,14 @@ export const PORTAL_MIGRATIONS: MigrationSet = {
           ADD CONSTRAINT project_statuses_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
       `,
     },
+    {
+      version: 2,
+      name: 'portal notification cache: source of an inbox entry, portal incident state, refresh time',
+      sql: `
+        ALTER TABLE notifications ADD COLUMN source text NOT NULL DEFAULT 'local';
+        ALTER TABLE notifications ADD COLUMN portal_incident_state text;
+        ALTER TABLE portal_connection ADD COLUMN notifications_refreshed_at timestamptz;
+      `,
+    },
   ],
 }

@@ -11,6 +11,7 @@ import { deleteConnection, openToken, readConnection, saveConnection } from './c
 import { PortalSync, type PortalSyncOptions, type RoundResult } from './engine.ts'
 import { counts, listAttention, resolveOp } from './outbox.ts'
 import { listReviews, resolveReview } from './reviews.ts'
+import { refreshPortalNotifications } from './notifications.ts'
 
 export interface ConnectInput {
   url: string
@@ -132,11 +133,15 @@ export class PortalService {
     return { id, keep }
   }
 
-  /** The portal resource of a local one: same external_id in the portal workspace. */
-  async #portalResource(ws: string, resourceId: string, t: { target: PortalTarget; portalWs: string }): Promise<string> {
+  async #localResource(ws: string, resourceId: string): Promise<{ external_id: string }> {
     const r = await this.#db.query<{ external_id: string }>('SELECT external_id FROM resources WHERE workspace_id = $1 AND id = $2', [ws, resourceId.toLowerCase()])
     const local = r.rows[0]
     if (local === undefined) throw new NotFoundError(`resource ${resourceId}`)
+    return local
+  }
+
+  /** The portal resource of a local one: same external_id in the portal workspace. */
+  async #portalResource(local: { external_id: string }, t: { target: PortalTarget; portalWs: string }): Promise<string> {
     try {
       const found = await portalCall<{ items: { id: string }[] }>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources`, undefined, { query: { external_id: local.external_id }, retries: 0 })
       const id = found.body.items[0]?.id
@@ -148,8 +153,9 @@ export class PortalService {
   }
 
   async logs(ws: string, resourceId: string, query: Record<string, string | number | undefined>) {
+    const local = await this.#localResource(ws, resourceId)
     const t = await this.#target(ws)
-    const rid = await this.#portalResource(ws, resourceId, t)
+    const rid = await this.#portalResource(local, t)
     try {
       const r = await portalCall<{ events: unknown[]; next_cursor: string | null }>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/logs`, undefined, { query, retries: 0 })
       return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }
@@ -158,9 +164,20 @@ export class PortalService {
     }
   }
 
-  async monitoring(ws: string, resourceId: string) {
+  /** POST /v1/notifications/refresh: fills the portal cache of the inbox; fails offline, never substitutes local results. */
+  async refreshNotifications(ws: string) {
     const t = await this.#target(ws)
-    const rid = await this.#portalResource(ws, resourceId, t)
+    try {
+      return await refreshPortalNotifications(this.#db, ws, t.target, t.portalWs)
+    } catch (err) {
+      throw portalError(err, 'the portal notification refresh failed')
+    }
+  }
+
+  async monitoring(ws: string, resourceId: string) {
+    const local = await this.#localResource(ws, resourceId)
+    const t = await this.#target(ws)
+    const rid = await this.#portalResource(local, t)
     try {
       const r = await portalCall<Record<string, unknown>>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/monitoring`, undefined, { query: { view: 'status' }, retries: 0 })
       return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }

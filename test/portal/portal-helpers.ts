@@ -88,9 +88,9 @@ export async function startPortalDesktop(extra: Record<string, string> = {}): Pr
 }
 
 /** Runs the `lookout` CLI with the desktop's environment; resolves with its exit code and output. */
-export function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function cli(env: NodeJS.ProcessEnv, args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['deploy/lookout.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const p = spawn(process.execPath, ['deploy/lookout.ts', ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     p.stdout.on('data', (d) => (stdout += d))
@@ -98,6 +98,11 @@ export function cli(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: num
     p.on('error', reject)
     p.on('exit', (code) => resolve({ code, stdout, stderr }))
   })
+}
+
+/** A loopback port nothing listens on (a TCP check against it fails). */
+export async function closedPort(): Promise<number> {
+  return freePort()
 }
 
 export async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {

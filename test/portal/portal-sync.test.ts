@@ -4,7 +4,7 @@
 // catalogue reviews, portal reads online and offline, owner-only routes.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop } from './portal-helpers.ts'
+import { cli, closedPort, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
 
 const cloud = await startCloud()
 t.teardown(() => cloud.stop())
@@ -183,10 +183,65 @@ t.test('concurrent catalogue edits need review; the owner decides', async (t) =>
   t.equal((await status()).reviews, 0)
 })
 
-t.test('portal reads: the cloud\'s data for the mapped resource online; offline they fail and never return local rows', async (t) => {
+let cloudRid = ''
+t.test('portal notifications: scopes required, first import silent, source labelled, opening marks read', async (t) => {
   const rid = (await owner('GET', `/v1/workspaces/${desk.workspaceId}/resources?external_id=web-1`)).body.items[0].id
   const cr = await cloud.req('POST', `${CW}/resources`, { external_id: 'web-1', name: 'web 1', kind: 'server' })
   t.equal(cr.status, 201)
+  cloudRid = cr.body.id
+  const noScope = await owner('POST', '/v1/notifications/refresh')
+  t.equal(noScope.status, 403, 'a token connected without the notification scopes')
+  t.equal(noScope.body.error.code, 'LOOKOUT_PORTAL_RECONNECT_REQUIRED')
+  t.match(noScope.body.error.message, /reconnect/)
+
+  const port = await closedPort()
+  const check = await cloud.req('POST', `${CW}/resources/${cloudRid}/monitoring`, {
+    name: 'web port', kind: 'tcp', configuration: { host: '127.0.0.1', port, interval_seconds: 1, timeout_seconds: 1 },
+  })
+  t.equal(check.status, 200)
+  await until('a portal incident', async () => (await cloud.req('GET', `${CW}/resources/${cloudRid}/monitoring?view=incidents`)).body.items, (i) => i.length > 0)
+
+  const full = await cli(desk.env, ['token', 'create', '--workspace', cloud.workspaceId, '--scopes',
+    'project:read,project:write,resources:write,logs:read,logs:write,monitor:read,notifications:read,notifications:write'].map((x) => x), { LOOKOUT_DATA_DIR: cloud.dir })
+  t.equal(full.code, 0, full.stderr)
+  const again = await cli(desk.env, ['portal', 'connect', '--url', cloud.url, '--token', full.stdout.trim()])
+  t.equal(again.code, 0, again.stderr)
+  const first = await owner('POST', '/v1/notifications/refresh')
+  t.equal(first.status, 200, JSON.stringify(first.body))
+  t.equal(first.body.imported, 1)
+  t.equal(first.body.first_import, true)
+  const list = await owner('GET', '/v1/notifications')
+  const item = list.body.items.find((n: any) => n.source === 'portal')
+  t.match(item, { source: 'portal', kind: 'incident.opened', state: 'unread', resource_id: rid, incident_state: 'open', title: 'web-1 is down (portal)' })
+  t.equal(list.body.sources.portal.connected, true)
+  t.ok(list.body.sources.portal.refreshed_at, 'portal freshness')
+  t.equal(list.body.sources.portal.items, 1)
+  const unread = list.body.unread_count
+  t.ok(unread >= 1)
+
+  // Recovery on the portal: the second import is not silent.
+  const { createServer } = await import('node:net')
+  const srv = createServer((s) => s.destroy())
+  await new Promise<void>((r) => srv.listen(port, '127.0.0.1', () => r()))
+  t.teardown(() => new Promise<void>((r) => srv.close(() => r())))
+  await until('the portal incident closes', async () => (await cloud.req('GET', `${CW}/resources/${cloudRid}/monitoring?view=incidents`)).body.items, (i) => i[0]?.state === 'closed')
+  const second = await owner('POST', '/v1/notifications/refresh')
+  t.equal(second.body.imported, 1)
+  t.equal(second.body.first_import, false)
+  await until('the recovery toast', async () => desk.stdout(), (out) => out.includes('web-1 recovered (portal)'), 30_000)
+  t.notOk(desk.stdout().includes('web-1 is down (portal)'), 'no toast for the first (silent) import')
+  const after = (await owner('GET', '/v1/notifications')).body
+  t.equal(after.items.find((n: any) => n.id === item.id).incident_state, 'closed')
+  const read = await owner('POST', '/v1/notifications/actions', { action: 'read', id: item.id })
+  t.equal(read.status, 200)
+  t.equal(read.body.item.state, 'read', 'opening the alert marks it read')
+  t.equal(read.body.unread_count, after.unread_count - 1)
+  await cloud.req('POST', `${CW}/resources/${cloudRid}/monitoring`, { id: check.body.id, enabled: false })
+})
+
+t.test('portal reads: the cloud\'s data for the mapped resource online; offline they fail and never return local rows', async (t) => {
+  const rid = (await owner('GET', `/v1/workspaces/${desk.workspaceId}/resources?external_id=web-1`)).body.items[0].id
+  const cr = { body: { id: cloudRid } }
   const now = new Date().toISOString()
   t.equal((await cloud.req('POST', `${CW}/resources/${cr.body.id}/logs`, { events: [{ message: 'from the cloud', severity: 'ERROR', timestamp: now }] })).status, 200)
   const local = await owner('POST', '/v1/logs', { resource_id: rid, events: [{ id: 'l1', timestamp: now, severity: 'error', message: 'only local', attributes: {} }] })
@@ -210,7 +265,7 @@ t.test('portal reads: the cloud\'s data for the mapped resource online; offline 
 
   // Owner only: a grant acting over the socket is refused.
   const g = await desk.grant(['project:read', 'project:write', 'logs:read', 'monitor:read'])
-  for (const [m, p] of [['GET', '/v1/portal/connection'], ['POST', '/v1/portal/sync'], ['GET', `/v1/portal/logs?resource_id=${rid}`], ['DELETE', '/v1/portal/connection']] as const) {
+  for (const [m, p] of [['POST', '/v1/notifications/refresh'], ['POST', '/v1/portal/connection'], ['GET', '/v1/portal/connection'], ['POST', '/v1/portal/sync'], ['GET', `/v1/portal/logs?resource_id=${rid}`], ['DELETE', '/v1/portal/connection']] as const) {
     const r = await owner(m, p, undefined, { 'x-lookout-act-as-grant': g.id })
     t.equal(r.status, 403, `${m} ${p} refuses a grant`)
   }
@@ -238,7 +293,8 @@ t.test('disconnect forgets the token; the CLI says disconnected', async (t) => {
   const r = await cli(desk.env, ['portal', 'disconnect'])
   t.equal(r.code, 0, r.stderr)
   t.equal((await status()).state, 'disconnected')
-  const r2 = await owner('GET', `/v1/portal/monitoring?resource_id=${randomUUID()}`)
+  const rid = (await owner('GET', `/v1/workspaces/${desk.workspaceId}/resources?external_id=web-1`)).body.items[0].id
+  const r2 = await owner('GET', `/v1/portal/monitoring?resource_id=${rid}`)
   t.equal(r2.status, 503, 'portal reads fail without a connection')
   t.equal(r2.body.error.code, 'LOOKOUT_PORTAL_OFFLINE')
 })
