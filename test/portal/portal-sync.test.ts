@@ -4,6 +4,7 @@
 // catalogue reviews, portal reads online and offline, owner-only routes.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
+import { httpReq } from '../desktop/desktop-helpers.ts'
 import { cli, closedPort, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
 
 const cloud = await startCloud()
@@ -25,7 +26,9 @@ const sync = async () => {
 }
 const status = async () => (await owner('GET', '/v1/portal/connection')).body
 
-t.test('before connecting: disconnected, portal reads fail, nothing is numbered by the portal', async (t) => {
+t.test('before connecting: the cloud advertises task-taxonomy-v1; disconnected; portal reads fail', async (t) => {
+  const me = await httpReq(cloud.url, 'GET', '/v1/me', undefined, { authorization: `Bearer ${cloud.token}`, 'x-service-desktop-features': 'task-taxonomy-v1' })
+  t.equal(me.headers['x-service-desktop-features'], 'task-taxonomy-v1')
   t.equal((await status()).state, 'disconnected')
   const rid = await desk.resource('web-1')
   const r = await owner('GET', `/v1/portal/logs?resource_id=${rid}`)
