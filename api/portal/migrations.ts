@@ -106,5 +106,13 @@ export const PORTAL_MIGRATIONS: MigrationSet = {
         ALTER TABLE portal_connection ADD COLUMN notifications_refreshed_at timestamptz;
       `,
     },
+    {
+      version: 3,
+      name: 'id map and synced items looked up by their canonical and portal ids',
+      sql: `
+        CREATE INDEX portal_id_map_canonical ON portal_id_map (workspace_id, canonical_id);
+        CREATE INDEX portal_items_portal ON portal_items (workspace_id, portal_id);
+      `,
+    },
   ],
 }

@@ -69,9 +69,17 @@ async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'upd
     [ws, itemKey, op, JSON.stringify(payload), randomUUID()])
 }
 
-export async function nextPending(db: Sql, ws: string): Promise<OutboxOp | undefined> {
-  const r = await db.query<OutboxOp>(`SELECT ${OP_COLS} FROM portal_outbox WHERE workspace_id = $1 AND state = 'pending' ORDER BY seq LIMIT 1`, [ws])
-  return r.rows[0]
+/**
+ * The next operations to send: the oldest pending one of each task, up to
+ * `limit`, oldest first. A task's operations go one at a time in their order;
+ * different tasks are independent (catalogues were settled before), so their
+ * operations may be in flight together.
+ */
+export async function nextPending(db: Sql, ws: string, limit: number): Promise<OutboxOp[]> {
+  const r = await db.query<OutboxOp>(
+    `SELECT * FROM (SELECT DISTINCT ON (item_key) ${OP_COLS} FROM portal_outbox WHERE workspace_id = $1 AND state = 'pending' ORDER BY item_key, seq) o
+     ORDER BY seq::bigint LIMIT $2`, [ws, limit])
+  return r.rows
 }
 
 export async function settle(db: Sql, ws: string, seq: string, state: OutboxState, error: string | null = null): Promise<void> {

@@ -1,4 +1,4 @@
-// Sends the outbox to the portal in order. A creation carries its idempotency
+// Sends the outbox to the portal, each task's operations in order. A creation carries its idempotency
 // key, so a retry after a lost answer is the portal's replay of the first
 // creation, never a second task. An edit is revision-checked by the portal; a
 // 409 is first compared with the portal's record (an edit that did land, whose
@@ -76,40 +76,56 @@ function landed(c: PushContext, op: OutboxOp, t: PortalTask): boolean {
   return Object.entries(forPortal(c, op.payload)).every(([k, v]) => equalValue(now[k as keyof TaskFields], v))
 }
 
-/** Sends pending operations in order until none is left; throws PortalUnreachable when offline. Returns how many were settled. */
+/** Operations in flight at once (each of a different task). */
+export const PUSH_WINDOW = 8
+
+/**
+ * Sends pending operations until none is left, each task's in order, up to
+ * PUSH_WINDOW tasks at a time; throws PortalUnreachable when offline (after
+ * the operations in flight have settled). Returns how many were sent.
+ */
 export async function pushOutbox(c: PushContext): Promise<number> {
   let n = 0
   for (;;) {
-    const op = await nextPending(c.db, c.ws)
-    if (op === undefined) return n
-    c.onSend?.(op)
-    const item = await readPortalItem(c.db, c.ws, op.item_key)
-    try {
-      if (op.op === 'create') {
-        await sendCreate(c, op)
-      } else if (item?.portal_id == null || item.portal_revision === null) {
-        // Its creation is not acknowledged (it failed and waits for the owner): this edit waits with it.
-        await settle(c.db, c.ws, op.seq, 'refused', 'the task has not reached the portal yet (its creation needs attention)')
-        continue
-      } else {
-        try {
-          const rev = await sendUpdate(c, op, item.portal_id, item.portal_revision)
-          await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, rev])
-        } catch (err) {
-          if (!(err instanceof PortalRefusal && err.status === 409)) throw err
-          const t = await fetchPortalTask(c, item.portal_id)
-          if (t === undefined || !landed(c, op, t)) throw err
-          await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, t.revision])
-        }
+    const ops = await nextPending(c.db, c.ws, PUSH_WINDOW)
+    if (ops.length === 0) return n
+    const results = await Promise.allSettled(ops.map((op) => sendOne(c, op)))
+    for (const r of results) if (r.status === 'fulfilled' && r.value) n++
+    const failed = results.find((r) => r.status === 'rejected')
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
+  }
+}
+
+/** Sends one operation and settles it; true when the portal took it. */
+async function sendOne(c: PushContext, op: OutboxOp): Promise<boolean> {
+  c.onSend?.(op)
+  const item = await readPortalItem(c.db, c.ws, op.item_key)
+  try {
+    if (op.op === 'create') {
+      await sendCreate(c, op)
+    } else if (item?.portal_id == null || item.portal_revision === null) {
+      // Its creation is not acknowledged (it failed and waits for the owner): this edit waits with it.
+      await settle(c.db, c.ws, op.seq, 'refused', 'the task has not reached the portal yet (its creation needs attention)')
+      return false
+    } else {
+      try {
+        const rev = await sendUpdate(c, op, item.portal_id, item.portal_revision)
+        await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, rev])
+      } catch (err) {
+        if (!(err instanceof PortalRefusal && err.status === 409)) throw err
+        const t = await fetchPortalTask(c, item.portal_id)
+        if (t === undefined || !landed(c, op, t)) throw err
+        await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, t.revision])
       }
-      await settle(c.db, c.ws, op.seq, 'done')
-      n++
-    } catch (err) {
-      if (!(err instanceof PortalRefusal)) {
-        await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
-        throw err
-      }
-      await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
     }
+    await settle(c.db, c.ws, op.seq, 'done')
+    return true
+  } catch (err) {
+    if (!(err instanceof PortalRefusal)) {
+      await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
+      throw err
+    }
+    await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
+    return false
   }
 }
