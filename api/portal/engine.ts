@@ -9,7 +9,7 @@ import type { SecretBox } from '../ssh/secret-box.ts'
 import { syncCatalogues } from './catalogues.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
-import { capture, type OutboxOp } from './outbox.ts'
+import { capture } from './outbox.ts'
 import { pull } from './pull.ts'
 import { pushOutbox } from './push.ts'
 
@@ -17,8 +17,6 @@ export interface PortalSyncOptions {
   /** Time between rounds; default 30 s (a local change or a connect wakes it sooner). */
   intervalMs?: number
   onError?: (message: string, err: unknown) => void
-  /** Test hook: called before each outbox operation is sent. */
-  onSend?: (op: OutboxOp) => void
 }
 
 export interface RoundResult {
@@ -72,6 +70,11 @@ export class PortalSync {
     await Promise.allSettled(conns.map((c) => this.sync(c.workspace_id)))
   }
 
+  /** Starts a round in the background (after a connect or an owner decision); its outcome goes to the status. */
+  kick(ws: string): void {
+    this.sync(ws).catch((err: unknown) => this.#opts.onError?.('portal sync', err))
+  }
+
   /** Runs a round for the workspace (after the one in progress, if any) and returns its outcome. */
   sync(ws: string): Promise<RoundResult> {
     const prev = this.#rounds.get(ws) ?? Promise.resolve(undefined)
@@ -87,9 +90,15 @@ export class PortalSync {
     const out: RoundResult = { state: 'connected', captured: 0, pushed: 0, pulled: 0, error: null }
     const conn = await readConnection(this.#db, ws)
     if (conn === undefined) return { ...out, state: 'error', error: 'not connected' }
-    const target: PortalTarget = { url: conn.url, token: openToken(this.#box(), conn) }
     const portalWs = conn.portal_workspace_id
     try {
+      let target: PortalTarget
+      try {
+        target = { url: conn.url, token: openToken(this.#box(), conn) }
+      } catch (err) {
+        if ((err as { code?: string }).code === 'LOOKOUT_SECRET_KEY_MISSING') throw err
+        throw new Error('the portal token cannot be opened with the current secret key: connect again (lookout portal connect)')
+      }
       // Local work enters the outbox first, so a round that cannot reach the portal still shows it as pending.
       out.captured = await capture(this.#db, ws)
       const me = await portalCall<{ workspace: { id: string }; credential: { scopes: string[] } }>(target, 'GET', '/v1/me')
@@ -99,7 +108,7 @@ export class PortalSync {
       const ctx = { db: this.#db, ws, portalWs, target, taxonomy }
       await syncCatalogues(ctx)
       out.captured += await capture(this.#db, ws)
-      out.pushed = await pushOutbox({ ...ctx, onSend: this.#opts.onSend })
+      out.pushed = await pushOutbox(ctx)
       const p = await pull(ctx, conn.pull_cursor)
       out.pulled = p.applied
       await this.#db.query('UPDATE portal_connection SET pull_cursor = $2 WHERE workspace_id = $1', [ws, p.cursor])

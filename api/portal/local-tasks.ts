@@ -53,20 +53,23 @@ const SET_SQL: Record<string, string> = {
  * Writes a portal task locally: an unknown one is inserted with the portal's
  * id and number, a known one is updated, unless the desktop changed it after
  * the last capture (its own edit then goes out first and meets the portal's
- * revision check). Returns whether anything was written.
+ * revision check). `deferred`: not written now, to be read again next round.
  */
-export async function applyPortalTask(db: Database, ws: string, t: PortalTask, taxonomy: boolean): Promise<boolean> {
+export const APPLY = { applied: 'applied', current: 'current', deferred: 'deferred' } as const
+export type ApplyOutcome = (typeof APPLY)[keyof typeof APPLY]
+
+export async function applyPortalTask(db: Database, ws: string, t: PortalTask, taxonomy: boolean): Promise<ApplyOutcome> {
   const incoming = fieldsOf(t)
   return db.transaction(async (tx) => {
     const known = await tx.query<PortalItem>(
       'SELECT item_key, local_id, portal_id, portal_revision, captured, captured_revision FROM portal_items WHERE workspace_id = $1 AND portal_id = $2 FOR UPDATE',
       [ws, t.id])
     const item = known.rows[0]
-    if (item === undefined) return insertPortalTask(tx, ws, t, incoming, taxonomy)
-    if (item.portal_revision !== null && item.portal_revision >= t.revision) return false
+    if (item === undefined) return (await insertPortalTask(tx, ws, t, incoming, taxonomy)) ? APPLY.applied : APPLY.deferred
+    if (item.portal_revision !== null && item.portal_revision >= t.revision) return APPLY.current
     const cur = await tx.query<ItemRow>(`SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [ws, item.local_id])
     const row = cur.rows[0]
-    if (row === undefined || row.revision !== item.captured_revision) return false
+    if (row === undefined || row.revision !== item.captured_revision) return APPLY.deferred
     const local = fieldsOf(row)
     const want: TaskFields = { ...incoming }
     if (!taxonomy) for (const f of TAXONOMY_FIELDS) (want as Record<string, unknown>)[f] = local[f]
@@ -93,13 +96,13 @@ export async function applyPortalTask(db: Database, ws: string, t: PortalTask, t
     }
     await tx.query('UPDATE portal_items SET portal_revision = $3, captured = $4, captured_revision = $5 WHERE workspace_id = $1 AND item_key = $2',
       [ws, item.item_key, t.revision, JSON.stringify(want), revision])
-    return true
+    return APPLY.applied
   })
 }
 
 async function insertPortalTask(tx: Sql, ws: string, t: PortalTask, f: TaskFields, taxonomy: boolean): Promise<boolean> {
   const board = await tx.query('SELECT 1 FROM project_boards WHERE workspace_id = $1 AND id = $2', [ws, f.board_id])
-  // Its board arrives with the next catalogue snapshot; the task follows then.
+  // Its board arrives with the next catalogue snapshot; the task follows then (deferred).
   if (board.rows.length === 0) return false
   const typeId = taxonomy ? f.type_id : null
   const labels = taxonomy ? f.label_ids : []

@@ -6,7 +6,7 @@
 // newer than the one the desktop knows (local-tasks.ts).
 import type { Database } from '../db/index.ts'
 import { portalCall, type PortalTarget } from './client.ts'
-import { applyPortalTask } from './local-tasks.ts'
+import { APPLY, applyPortalTask } from './local-tasks.ts'
 import { fetchPortalTask } from './push.ts'
 import type { TaskLike } from './task-fields.ts'
 
@@ -59,19 +59,23 @@ async function allTasks(c: PullContext, each: (t: PortalTask) => Promise<void>):
 /** One pull; returns how many tasks were written locally and the new cursor. */
 export async function pull(c: PullContext, cursor: string | null): Promise<{ applied: number; cursor: string | null }> {
   let applied = 0
+  let deferred = 0
   const apply = async (t: PortalTask) => {
-    if (await applyPortalTask(c.db, c.ws, t, c.taxonomy)) applied++
+    const out = await applyPortalTask(c.db, c.ws, t, c.taxonomy)
+    if (out === APPLY.applied) applied++
+    if (out === APPLY.deferred) deferred++
   }
   // Taken before reading: a change made while this pull runs is read again next time, never skipped.
   const changes = cursor === null ? null : await changedSince(c, cursor)
   if (changes === null) {
     const head = await newestActivity(c)
     await allTasks(c, apply)
-    return { applied, cursor: head }
+    // A deferred task (a local edit in between, or its board not here yet) is read again next round.
+    return { applied, cursor: deferred > 0 ? cursor : head }
   }
   for (const id of changes.ids) {
     const t = await fetchPortalTask(c, id)
     if (t !== undefined) await apply(t)
   }
-  return { applied, cursor: changes.newest ?? cursor }
+  return { applied, cursor: deferred > 0 ? cursor : changes.newest ?? cursor }
 }

@@ -16,8 +16,6 @@ export interface PushContext {
   portalWs: string
   target: PortalTarget
   taxonomy: boolean
-  /** Called before each request (tests cut the connection here). */
-  onSend?: (op: OutboxOp) => void
 }
 
 type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
@@ -98,7 +96,6 @@ export async function pushOutbox(c: PushContext): Promise<number> {
 
 /** Sends one operation and settles it; true when the portal took it. */
 async function sendOne(c: PushContext, op: OutboxOp): Promise<boolean> {
-  c.onSend?.(op)
   const item = await readPortalItem(c.db, c.ws, op.item_key)
   try {
     if (op.op === 'create') {

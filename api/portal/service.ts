@@ -74,7 +74,7 @@ export class PortalService {
     const missing = ['project:read', 'project:write'].filter((s) => !scopes.includes(s))
     if (missing.length > 0) throw new BadRequestError(`the token lacks ${missing.join(', ')} on the portal workspace`)
     await this.#db.transaction((tx) => saveConnection(tx, box, ws, { url, token: input.token, portalWorkspaceId: me.body.workspace.id, scopes, features: me.features }))
-    void this.sync.sync(ws)
+    this.sync.kick(ws)
     return this.status(ws)
   }
 
@@ -119,7 +119,7 @@ export class PortalService {
 
   async resolveConflict(ws: string, seq: string, action: 'retry' | 'drop') {
     if (!await resolveOp(this.#db, ws, seq, action)) throw new NotFoundError(`conflict ${seq}`)
-    void this.sync.sync(ws)
+    this.sync.kick(ws)
     return { seq, action }
   }
 
@@ -129,7 +129,7 @@ export class PortalService {
 
   async resolveReview(ws: string, id: string, keep: 'local' | 'portal') {
     if (!await resolveReview(this.#db, ws, id, keep)) throw new NotFoundError(`review ${id}`)
-    void this.sync.sync(ws)
+    this.sync.kick(ws)
     return { id, keep }
   }
 

@@ -72,6 +72,13 @@ t.test('offline work, then connect with the CLI and sync: each task once on the 
   t.equal(s.task_taxonomy, true, 'the cloud offers task-taxonomy-v1')
   t.ok(s.last_sync_at)
   t.notOk(JSON.stringify(s).includes(cloud.token), 'the status never shows the token')
+  const shared = await owner('GET', `/v1/projects/items?workspace_id=${cloud.workspaceId}`)
+  t.equal(shared.status, 200, 'the shared workspace id names the local workspace')
+  t.equal(shared.body.items.length, 3)
+  const g = await desk.grant(['project:read'])
+  const asGrant = await owner('GET', `/v1/projects/items?workspace_id=${cloud.workspaceId}`, undefined, { 'x-lookout-act-as-grant': g.id })
+  t.equal(asGrant.status, 200, 'for a grant of the workspace too')
+  t.equal(asGrant.body.items.length, 3)
 
   const onCloud = await cloudTasks(cloud)
   for (const title of ['write the report', 'review the report', 'ship it']) {
