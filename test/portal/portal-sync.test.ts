@@ -149,6 +149,27 @@ t.test('portal edits come back; sync writes no assignment events', async (t) => 
   t.equal(again.pushed, 0, 'a pulled change is not sent back')
 })
 
+t.test('rule 4: portal sync and import emit no assignment webhooks; a local task still does', async (t) => {
+  const hook = await owner('POST', '/v1/webhooks', { url: `http://127.0.0.1:${await closedPort()}/agent` })
+  t.equal(hook.status, 201, JSON.stringify(hook.body))
+  t.equal((await owner('PATCH', `/v1/webhooks/${hook.body.id}`, { generation: 1, enabled: true })).status, 200)
+  // On the portal: a new assigned task and a reassignment of a synced one, both pulled.
+  const made = await cloud.req('POST', `${CW}/tasks`, { idempotency_key: randomUUID(), title: 'assigned on the portal', assignee: 11 })
+  const cur = (await cloud.req('GET', `${CW}/tasks/${offline.cloudA.id}`)).body
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${cur.id}`, { revision: cur.revision, assignee: 12 })).status, 200)
+  const round = await sync()
+  t.ok(round.pulled >= 2, JSON.stringify(round))
+  t.equal((await owner('GET', `/v1/projects/items/${made.body.id}`)).body.assignee, 11)
+  // The control: a local task made with an assignee (not yet on the portal) is an assignment change.
+  const local = await create('assigned here', { assignee: 13 })
+  const deliveries = await until('the control delivery', async () => (await owner('GET', `/v1/webhooks/${hook.body.id}/deliveries`)).body.items,
+    (items: any[]) => items.some((d) => d.task_id === local.id))
+  t.notOk(deliveries.some((d: any) => d.task_id === made.body.id || d.task_id === cur.id), 'nothing for the portal\'s changes')
+  t.equal(deliveries.length, 1)
+  t.equal((await owner('DELETE', `/v1/webhooks/${hook.body.id}`)).status, 200)
+  await sync()
+})
+
 t.test('concurrent edits: the portal\'s revision wins, the desktop\'s edit is surfaced and can be retried', async (t) => {
   const id = offline.cloudA.id
   const local = (await owner('GET', `/v1/projects/items/${id}`)).body
