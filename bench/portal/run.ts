@@ -63,7 +63,8 @@ const desktopEnv = {
   LOOKOUT_SECRET_KEY: '22'.repeat(32), LOOKOUT_PORTAL_SYNC_MS: '3600000',
 }
 const socketPath = (await start(['desktop'], desktopEnv, /owner socket (\S+)/)).match[1] as string
-const desk = new Pool('http://localhost', { socketPath, connections: CONCURRENCY })
+// A round over 10,000 tasks answers after minutes: no header or body timeout on the owner socket.
+const desk = new Pool('http://localhost', { socketPath, connections: CONCURRENCY, headersTimeout: 0, bodyTimeout: 0 })
 
 async function call(pool: Pool, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const r = await pool.request({
