@@ -73,12 +73,19 @@ export async function applyPortalTask(db: Database, ws: string, t: PortalTask, t
     const local = fieldsOf(row)
     const want: TaskFields = { ...incoming }
     if (!taxonomy) for (const f of TAXONOMY_FIELDS) (want as Record<string, unknown>)[f] = local[f]
-    const changes = changedFields(local, want)
+    const changes: Record<string, unknown> = changedFields(local, want)
     const params: unknown[] = [ws, row.id]
     const sets: string[] = []
     for (const [k, v] of Object.entries(changes)) {
       params.push(v)
       sets.push((SET_SQL[k] as string).replace('$X', `$${params.length}`))
+    }
+    // The work state comes from the portal (its actions: work, review, approve...); it is not sent back.
+    const state = (t as { state?: string }).state
+    if (state !== undefined && state !== row.state) {
+      changes.state = state
+      params.push(state)
+      sets.push(`state = $${params.length}::text`)
     }
     params.push(t.number)
     sets.push(`number = $${params.length}::integer`)
@@ -88,7 +95,7 @@ export async function applyPortalTask(db: Database, ws: string, t: PortalTask, t
     const revision = (up.rows[0] as { revision: number }).revision
     if (Object.keys(changes).length > 0) {
       const before: Record<string, unknown> = {}
-      for (const k of Object.keys(changes)) before[k] = local[k as keyof TaskFields]
+      for (const k of Object.keys(changes)) before[k] = k === 'state' ? row.state : local[k as keyof TaskFields]
       await recordActivity(tx, ws, SYNC_ACTOR, {
         boardId: want.board_id as string, itemId: row.id, entity: 'task', action: 'portal_sync',
         summary: `task #${t.number ?? ''} ${JSON.stringify(t.title)}: changed on the portal`, before, after: changes,
