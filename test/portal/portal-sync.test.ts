@@ -4,7 +4,7 @@
 // catalogue reviews, portal reads online and offline, owner-only routes.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { httpReq } from '../desktop/desktop-helpers.ts'
+import { freePort, httpReq } from '../desktop/desktop-helpers.ts'
 import { cli, closedPort, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
 
 const cloud = await startCloud()
@@ -302,6 +302,17 @@ t.test('portal reads: the cloud\'s data for the mapped resource online; offline 
   for (const [m, p] of [['POST', '/v1/notifications/refresh'], ['POST', '/v1/portal/connection'], ['GET', '/v1/portal/connection'], ['POST', '/v1/portal/sync'], ['GET', `/v1/portal/logs?resource_id=${rid}`], ['DELETE', '/v1/portal/connection']] as const) {
     const r = await owner(m, p, undefined, { 'x-lookout-act-as-grant': g.id })
     t.equal(r.status, 403, `${m} ${p} refuses a grant`)
+  }
+
+  // And over the loopback listener, with a bearer grant holding every scope the reads would need.
+  const port = await freePort()
+  const rev = (await owner('GET', '/v1/settings')).body.revision
+  t.equal((await owner('PATCH', '/v1/settings', { revision: rev, loopback_enabled: true, loopback_port: port })).status, 200)
+  const all = await desk.grant(['project:read', 'project:write', 'logs:read', 'monitor:read', 'notifications:read', 'notifications:write'])
+  for (const [m, p] of [['GET', '/v1/portal/connection'], ['POST', '/v1/portal/sync'], ['GET', `/v1/portal/logs?resource_id=${rid}`],
+    ['GET', `/v1/portal/monitoring?resource_id=${rid}`], ['POST', '/v1/notifications/refresh'], ['GET', '/v1/portal/conflicts'], ['GET', '/v1/portal/reviews']] as const) {
+    const r = await httpReq(`http://127.0.0.1:${port}`, m, p, undefined, { authorization: `Bearer ${all.token}` })
+    t.equal(r.status, 403, `${m} ${p} refuses an HTTP grant`)
   }
 
   await cloud.kill()
