@@ -59,23 +59,6 @@ export async function adoptId(tx: Sql, ws: string, kind: MapKind, oldId: string,
   await remember(tx, ws, kind, oldId, canonical)
 }
 
-/** The current id of a record named by any id it ever had (the id itself when it was never remapped). */
-export async function canonicalId(db: Sql, ws: string, id: string): Promise<string> {
-  const lower = id.toLowerCase()
-  const r = await db.query<{ canonical_id: string }>('SELECT canonical_id FROM portal_id_map WHERE workspace_id = $1 AND old_id = $2', [ws, lower])
-  return r.rows[0]?.canonical_id ?? lower
-}
-
-/** canonicalId for a list of ids (saved selections of catalogue ids). */
-export async function canonicalIds(db: Sql, ws: string, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return []
-  const lower = ids.map((i) => i.toLowerCase())
-  const r = await db.query<{ old_id: string; canonical_id: string }>(
-    'SELECT old_id, canonical_id FROM portal_id_map WHERE workspace_id = $1 AND old_id = ANY($2::uuid[])', [ws, lower])
-  const m = new Map(r.rows.map((x) => [x.old_id, x.canonical_id]))
-  return lower.map((i) => m.get(i) ?? i)
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Fields of a desktop project request that name records (path, query, body). */
 const REF_FIELDS = ['id', 'item_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable'] as const

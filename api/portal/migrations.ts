@@ -111,6 +111,8 @@ export const PORTAL_MIGRATIONS: MigrationSet = {
       name: 'id map and synced items looked up by their canonical and portal ids',
       sql: `
         CREATE INDEX portal_id_map_canonical ON portal_id_map (workspace_id, canonical_id);
+        -- Desktop project requests are rewritten by old id alone (rewriteOldIds).
+        CREATE INDEX portal_id_map_old ON portal_id_map (old_id);
         CREATE INDEX portal_items_portal ON portal_items (workspace_id, portal_id);
       `,
     },
