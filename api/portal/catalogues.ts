@@ -151,7 +151,14 @@ async function syncBoards(c: CatalogueContext): Promise<string[]> {
   const localIds = new Set(local.map((b) => b.id))
   for (const b of portal) {
     if (localIds.has(b.id)) continue
-    await c.db.query('INSERT INTO project_boards (id, workspace_id, name, statuses_token) VALUES ($1, $2, $3, $4)', [b.id, c.ws, b.name, token()])
+    await c.db.query('INSERT INTO project_boards (id, workspace_id, name, statuses_token) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [b.id, c.ws, b.name, token()])
+  }
+  // Archived portal boards still hold tasks: they exist here too (archived), so those tasks can be pulled.
+  const archived = await portalCall<{ items: { id: string; name: string }[] }>(c.target, 'GET', `${P(c)}/boards`, undefined, { query: { limit: 100, archived: true } })
+  for (const b of archived.body.items) {
+    await c.db.query(
+      `INSERT INTO project_boards (id, workspace_id, name, statuses_token, archived_at) VALUES ($1, $2, $3, $4, now()) ON CONFLICT (id) DO NOTHING`,
+      [b.id, c.ws, b.name, token()])
   }
   return [...portalIds]
 }

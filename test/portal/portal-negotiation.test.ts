@@ -46,3 +46,21 @@ t.test('without task-taxonomy-v1 tasks sync without types and labels', async (t)
   t.same(d2.label_ids, [labelId])
   t.equal((await desk.owner('GET', '/v1/portal/connection')).body.conflicts, 0)
 })
+
+t.test('tasks on an archived portal board arrive, with their board', async (t) => {
+  const CW = `/v1/workspaces/${cloud.workspaceId}`
+  const board = await cloud.req('POST', `${CW}/project/boards`, { idempotency_key: randomUUID(), name: 'old project' })
+  t.equal(board.status, 200)
+  const status = (await cloud.req('GET', `${CW}/project/statuses?board_id=${board.body.id}`)).body.items[0]
+  const task = await cloud.req('POST', `${CW}/tasks`, { idempotency_key: randomUUID(), title: 'on an archived board', board_id: board.body.id, status_id: status.id })
+  t.equal(task.status, 201)
+  t.equal((await cloud.req('POST', `${CW}/project/boards/${board.body.id}`, { revision: board.body.revision, action: 'archive' })).status, 200)
+  const round = (await desk.owner('POST', '/v1/portal/sync')).body
+  t.equal(round.state, 'connected')
+  const here = (await desktopTasks(desk)).find((x) => x.id === task.body.id)
+  t.ok(here, 'the task is on the desktop')
+  t.equal(here?.board_id, board.body.id)
+  const boards = (await desk.owner('GET', '/v1/projects/boards?archived=true')).body.items
+  t.ok(boards.some((b: any) => b.id === board.body.id), 'its board is here, archived')
+})
+
