@@ -128,9 +128,22 @@ async function merge(c: CatalogueContext, kind: Kind, local: Entry[], portal: En
   }
 }
 
+type BoardView = { id: string; name: string; is_default: boolean }
+
+/** Every board of the portal, live or (archived) the archive, page by page. */
+async function portalBoards(c: CatalogueContext, archived: boolean): Promise<BoardView[]> {
+  const out: BoardView[] = []
+  let cursor: string | undefined
+  do {
+    const r = await portalCall<{ items: BoardView[]; next_cursor: string | null }>(c.target, 'GET', `${P(c)}/boards`, undefined, { query: { limit: 100, archived, cursor } })
+    out.push(...r.body.items)
+    cursor = r.body.next_cursor ?? undefined
+  } while (cursor !== undefined)
+  return out
+}
+
 async function syncBoards(c: CatalogueContext): Promise<string[]> {
-  const list = await portalCall<{ items: { id: string; name: string; is_default: boolean }[] }>(c.target, 'GET', `${P(c)}/boards`, undefined, { query: { limit: 100 } })
-  const portal = list.body.items
+  const portal = await portalBoards(c, false)
   const local = (await c.db.query<{ id: string; name: string; is_default: boolean }>(
     `SELECT b.id, b.name, b.id = w.default_board_id AS is_default FROM project_boards b JOIN project_workspaces w ON w.workspace_id = b.workspace_id
      WHERE b.workspace_id = $1 AND b.archived_at IS NULL ORDER BY b.seq`, [c.ws])).rows
@@ -154,8 +167,7 @@ async function syncBoards(c: CatalogueContext): Promise<string[]> {
     await c.db.query('INSERT INTO project_boards (id, workspace_id, name, statuses_token) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [b.id, c.ws, b.name, token()])
   }
   // Archived portal boards still hold tasks: they exist here too (archived), so those tasks can be pulled.
-  const archived = await portalCall<{ items: { id: string; name: string }[] }>(c.target, 'GET', `${P(c)}/boards`, undefined, { query: { limit: 100, archived: true } })
-  for (const b of archived.body.items) {
+  for (const b of await portalBoards(c, true)) {
     await c.db.query(
       `INSERT INTO project_boards (id, workspace_id, name, statuses_token, archived_at) VALUES ($1, $2, $3, $4, now()) ON CONFLICT (id) DO NOTHING`,
       [b.id, c.ws, b.name, token()])
