@@ -108,12 +108,13 @@ export const PORTAL_MIGRATIONS: MigrationSet = {
     },
     {
       version: 3,
-      name: 'id map and synced items looked up by their canonical and portal ids',
+      name: 'id map and synced items looked up by their canonical and portal ids; synced notes',
       sql: `
         CREATE INDEX portal_id_map_canonical ON portal_id_map (workspace_id, canonical_id);
         -- Desktop project requests are rewritten by old id alone (rewriteOldIds).
         CREATE INDEX portal_id_map_old ON portal_id_map (old_id);
         CREATE INDEX portal_items_portal ON portal_items (workspace_id, portal_id);
+        ALTER TABLE portal_items ADD COLUMN item_type text NOT NULL DEFAULT 'task';
       `,
     },
   ],

@@ -1,11 +1,11 @@
-// The outbox: local task changes become revisioned operations, each with its
+// The outbox: local task and note changes become revisioned operations, each with its
 // own idempotency key, kept until the portal acknowledged them. Capture
 // compares each task with what the outbox already holds for it (`captured`),
 // so any number of offline edits become one create plus the later differences.
 import { randomUUID } from 'node:crypto'
 import type { Database, Sql } from '../db/index.ts'
 import { ITEM_COLS, type ItemRow } from '../projects/store/items.ts'
-import { changedFields, fieldsOf, type TaskFields } from './task-fields.ts'
+import { changedFields, itemFieldsOf } from './task-fields.ts'
 
 export const OUTBOX_STATES = { pending: 'pending', done: 'done', conflict: 'conflict', refused: 'refused', dropped: 'dropped' } as const
 export type OutboxState = (typeof OUTBOX_STATES)[keyof typeof OUTBOX_STATES]
@@ -14,7 +14,7 @@ export interface OutboxOp {
   seq: string
   item_key: string
   op: 'create' | 'update'
-  payload: Partial<TaskFields>
+  payload: Record<string, unknown>
   idempotency_key: string
   state: OutboxState
   attempts: number
@@ -29,21 +29,21 @@ const OP_COLS = `seq::text AS seq, item_key, op, payload, idempotency_key, state
 export async function capture(db: Database, ws: string): Promise<number> {
   return db.transaction(async (tx) => {
     // Not locked: an edit made after this read has a higher revision and is captured next time.
-    const r = await tx.query<ItemRow & { captured: TaskFields | null; item_key: string | null }>(
+    const r = await tx.query<ItemRow & { captured: Record<string, unknown> | null; item_key: string | null }>(
       `SELECT x.*, p.captured, p.item_key
-       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type = 'task') x
+       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type IN ('task', 'note')) x
        LEFT JOIN portal_items p ON p.workspace_id = $1 AND p.local_id = x.id
        WHERE p.item_key IS NULL OR x.revision > p.captured_revision
        ORDER BY x.seq::bigint`, [ws])
     let n = 0
     for (const row of r.rows) {
-      const now = fieldsOf(row)
+      const now = itemFieldsOf(row.item_type, row)
       if (row.item_key === null) {
         const { archived: _a, deleted: _d, ...create } = now
-        const created: TaskFields = { ...now, archived: false, deleted: false }
+        const created = { ...now, archived: false, deleted: false }
         await tx.query(
-          'INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision) VALUES ($1, $2, $2, $3, $4)',
-          [ws, row.id, JSON.stringify(now), row.revision])
+          'INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision, item_type) VALUES ($1, $2, $2, $3, $4, $5)',
+          [ws, row.id, JSON.stringify(now), row.revision, row.item_type])
         await enqueue(tx, ws, row.id, 'create', create)
         n++
         const rest = changedFields(created, now)
@@ -64,7 +64,7 @@ export async function capture(db: Database, ws: string): Promise<number> {
   })
 }
 
-async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Partial<TaskFields>): Promise<void> {
+async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Record<string, unknown>): Promise<void> {
   await tx.query('INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key) VALUES ($1, $2, $3, $4, $5)',
     [ws, itemKey, op, JSON.stringify(payload), randomUUID()])
 }

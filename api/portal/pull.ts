@@ -1,6 +1,6 @@
-// Brings the portal's task changes to the desktop. The first pull (and any
-// pull whose cursor the portal no longer shows) reads every task, live,
-// archived and deleted; later pulls read the portal's activity feed newest
+// Brings the portal's task and note changes to the desktop. The first pull (and any
+// pull whose cursor the portal no longer shows) reads every task (live,
+// archived, deleted) and note (live, archived); later pulls read the portal's activity feed newest
 // first down to the last entry seen (the cursor), then fetch only the tasks
 // named there. A task is written locally only when the portal's revision is
 // newer than the one the desktop knows (local-tasks.ts).
@@ -22,8 +22,8 @@ type PortalTask = TaskLike & { id: string; number: number | null; revision: numb
 type Page<T> = { items: T[]; next_cursor: string | null }
 
 /** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */
-async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Set<string>; newest: string | null } | null> {
-  const ids = new Set<string>()
+async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<string, 'task' | 'note'>; newest: string | null } | null> {
+  const ids = new Map<string, 'task' | 'note'>()
   let newest: string | null = null
   let page: string | undefined
   for (let pages = 0; pages < 50; pages++) {
@@ -32,7 +32,7 @@ async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Set<
     for (const e of r.body.items) {
       newest ??= e.id
       if (e.id === cursor) return { ids, newest }
-      if (e.entity === 'task' && e.item_id !== null) ids.add(e.item_id)
+      if ((e.entity === 'task' || e.entity === 'note') && e.item_id !== null) ids.set(e.item_id, e.entity)
     }
     if (r.body.next_cursor === null) return null
     page = r.body.next_cursor
@@ -45,12 +45,13 @@ async function newestActivity(c: PullContext): Promise<string | null> {
   return r.body.items[0]?.id ?? null
 }
 
-async function allTasks(c: PullContext, each: (t: PortalTask) => Promise<void>): Promise<void> {
-  for (const filter of [{}, { archived: true }, { deleted: true }]) {
+async function allItems(c: PullContext, each: (t: PortalTask, type: 'task' | 'note') => Promise<void>): Promise<void> {
+  const lists = [['tasks', {}], ['tasks', { archived: true }], ['tasks', { deleted: true }], ['notes', {}], ['notes', { archived: true }]] as const
+  for (const [what, filter] of lists) {
     let cursor: string | undefined
     do {
-      const r = await portalCall<Page<PortalTask>>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/tasks`, undefined, { query: { limit: 100, cursor, ...filter } })
-      for (const t of r.body.items) await each(t)
+      const r = await portalCall<Page<PortalTask>>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/${what}`, undefined, { query: { limit: 100, cursor, ...filter } })
+      for (const t of r.body.items) await each(t, what === 'notes' ? 'note' : 'task')
       cursor = r.body.next_cursor ?? undefined
     } while (cursor !== undefined)
   }
@@ -60,8 +61,8 @@ async function allTasks(c: PullContext, each: (t: PortalTask) => Promise<void>):
 export async function pull(c: PullContext, cursor: string | null): Promise<{ applied: number; cursor: string | null }> {
   let applied = 0
   let deferred = 0
-  const apply = async (t: PortalTask) => {
-    const out = await applyPortalTask(c.db, c.ws, t, c.taxonomy)
+  const apply = async (t: PortalTask, type: 'task' | 'note') => {
+    const out = await applyPortalTask(c.db, c.ws, t, c.taxonomy, type)
     if (out === APPLY.applied) applied++
     if (out === APPLY.deferred) deferred++
   }
@@ -69,13 +70,13 @@ export async function pull(c: PullContext, cursor: string | null): Promise<{ app
   const changes = cursor === null ? null : await changedSince(c, cursor)
   if (changes === null) {
     const head = await newestActivity(c)
-    await allTasks(c, apply)
+    await allItems(c, apply)
     // A deferred task (a local edit in between, or its board not here yet) is read again next round.
     return { applied, cursor: deferred > 0 ? cursor : head }
   }
-  for (const id of changes.ids) {
-    const t = await fetchPortalTask(c, id)
-    if (t !== undefined) await apply(t)
+  for (const [id, type] of changes.ids) {
+    const t = await fetchPortalTask(c, id, type)
+    if (t !== undefined) await apply(t, type)
   }
   return { applied, cursor: deferred > 0 ? cursor : changes.newest ?? cursor }
 }

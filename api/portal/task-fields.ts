@@ -41,13 +41,39 @@ export function fieldsOf(t: TaskLike): TaskFields {
   }
 }
 
+/** A note's synced fields (portal notes have no trash, so a deleted note is refused, not sent). */
+export interface NoteLike {
+  title: string
+  body: string
+  color: string | null
+  visibility: string | null
+  board_id: string
+  archived?: boolean
+  deleted?: boolean
+  archived_at?: string | null
+  deleted_at?: string | null
+}
+
+export function noteFieldsOf(n: NoteLike): Record<string, unknown> {
+  return {
+    title: n.title, body: n.body, color: n.color, visibility: n.visibility, board_id: n.board_id,
+    archived: n.archived ?? (n.archived_at !== null && n.archived_at !== undefined),
+    deleted: n.deleted ?? (n.deleted_at !== null && n.deleted_at !== undefined),
+  }
+}
+
+/** The synced fields of a task or a note. */
+export function itemFieldsOf(type: string, x: TaskLike | NoteLike): Record<string, unknown> {
+  return type === 'note' ? noteFieldsOf(x as NoteLike) : fieldsOf(x as TaskLike)
+}
+
 export function equalValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b)
 }
 
 /** The fields of `next` that differ from `prev`. */
-export function changedFields(prev: Partial<TaskFields>, next: TaskFields): Partial<TaskFields> {
-  const out: Partial<TaskFields> = {}
-  for (const f of SYNCED_FIELDS) if (!equalValue(prev[f], next[f])) out[f] = next[f]
+export function changedFields(prev: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const f of Object.keys(next)) if (!equalValue(prev[f], next[f])) out[f] = next[f]
   return out
 }

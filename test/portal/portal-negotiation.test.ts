@@ -64,3 +64,33 @@ t.test('tasks on an archived portal board arrive, with their board', async (t) =
   t.ok(boards.some((b: any) => b.id === board.body.id), 'its board is here, archived')
 })
 
+t.test('notes sync both ways (portal notes have no trash: a trashed note is refused and listed)', async (t) => {
+  const CW = `/v1/workspaces/${cloud.workspaceId}`
+  const made = await desk.owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), item_type: 'note', title: 'a note', body: 'written offline' })
+  t.equal(made.status, 201, JSON.stringify(made.body))
+  t.equal((await desk.owner('POST', '/v1/portal/sync')).body.state, 'connected')
+  const notes = (await cloud.req('GET', `${CW}/notes`)).body.items
+  t.equal(notes.length, 1)
+  t.equal(notes[0].body, 'written offline')
+  const local = (await desk.owner('GET', `/v1/projects/items/${made.body.id}`)).body
+  t.equal(local.id, notes[0].id, 'the note takes the canonical id')
+  t.equal((await cloud.req('PATCH', `${CW}/notes/${notes[0].id}`, { revision: notes[0].revision, body: 'edited on the portal' })).status, 200)
+  await desk.owner('POST', '/v1/portal/sync')
+  const back = (await desk.owner('GET', `/v1/projects/items/${local.id}`)).body
+  t.equal(back.body, 'edited on the portal')
+  t.equal((await desk.owner('POST', `/v1/projects/items/${local.id}/actions`, { idempotency_key: randomUUID(), revision: back.revision, action: 'archive' })).status, 200)
+  await desk.owner('POST', '/v1/portal/sync')
+  t.equal((await cloud.req('GET', `${CW}/notes/${local.id}`)).body.archived, true, 'the archive reaches the portal')
+  const portalNote = await cloud.req('POST', `${CW}/notes`, { idempotency_key: randomUUID(), body: 'from the portal' })
+  t.equal(portalNote.status, 201)
+  await desk.owner('POST', '/v1/portal/sync')
+  t.equal((await desk.owner('GET', `/v1/projects/items/${portalNote.body.id}`)).body.body, 'from the portal')
+  const cur = (await desk.owner('GET', `/v1/projects/items/${portalNote.body.id}`)).body
+  t.equal((await desk.owner('DELETE', `/v1/projects/items/${cur.id}`, { idempotency_key: randomUUID(), revision: cur.revision })).status, 200)
+  await desk.owner('POST', '/v1/portal/sync')
+  const conflicts = (await desk.owner('GET', '/v1/portal/conflicts')).body.items
+  t.equal(conflicts.length, 1)
+  t.equal(conflicts[0].state, 'refused')
+  t.match(conflicts[0].last_error, /cannot be trashed/)
+})
+
