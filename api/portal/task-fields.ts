@@ -1,7 +1,8 @@
 // The task fields that travel between the desktop and the portal, read the
 // same way from a local row and from a portal task view. The work state only
 // comes from the portal (local-tasks.ts). Never synced: services, deliverables,
-// source tickets, notes, comments, edges, and everything that is not a project item.
+// source tickets, comments, edges, and everything that is not a project item.
+// Notes have their own, smaller field set (noteFieldsOf).
 export const SYNCED_FIELDS = [
   'title', 'description', 'acceptance', 'priority', 'board_id', 'status_id', 'type_id', 'label_ids',
   'assignee', 'reviewer', 'starts_on', 'due_on', 'archived', 'deleted',
