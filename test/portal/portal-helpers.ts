@@ -88,13 +88,14 @@ export async function startPortalDesktop(extra: Record<string, string> = {}): Pr
 }
 
 /** Runs the `lookout` CLI with the desktop's environment; resolves with its exit code and output. */
-export function cli(env: NodeJS.ProcessEnv, args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function cli(env: NodeJS.ProcessEnv, args: string[], extra: Record<string, string> = {}, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['deploy/lookout.ts', ...args], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const p = spawn(process.execPath, ['deploy/lookout.ts', ...args], { env: { ...env, ...extra }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+    if (input !== undefined) p.stdin?.end(input)
     let stdout = ''
     let stderr = ''
-    p.stdout.on('data', (d) => (stdout += d))
-    p.stderr.on('data', (d) => (stderr += d))
+    p.stdout?.on('data', (d) => (stdout += d))
+    p.stderr?.on('data', (d) => (stderr += d))
     p.on('error', reject)
     p.on('exit', (code) => resolve({ code, stdout, stderr }))
   })

@@ -238,7 +238,8 @@ t.test('portal notifications: scopes required, first import silent, source label
   const full = await cli(desk.env, ['token', 'create', '--workspace', cloud.workspaceId, '--scopes',
     'project:read,project:write,resources:write,logs:read,logs:write,monitor:read,notifications:read,notifications:write'].map((x) => x), { LOOKOUT_DATA_DIR: cloud.dir })
   t.equal(full.code, 0, full.stderr)
-  const again = await cli(desk.env, ['portal', 'connect', '--url', cloud.url, '--token', full.stdout.trim()])
+  // The token from standard input (--token -), so it never appears in the process list.
+  const again = await cli(desk.env, ['portal', 'connect', '--url', cloud.url, '--token', '-'], {}, full.stdout)
   t.equal(again.code, 0, again.stderr)
   const first = await owner('POST', '/v1/notifications/refresh')
   t.equal(first.status, 200, JSON.stringify(first.body))
