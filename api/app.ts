@@ -32,6 +32,7 @@ import type { AlertSettings } from './alerts/settings.ts'
 import { notificationRoutes } from './notifications/routes.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 import { desktopRoutes } from './desktop/routes.ts'
+import { portalRoutes } from './portal/routes.ts'
 import { grantRoutes } from './desktop/grants.ts'
 import { loopbackGuard } from './desktop/loopback.ts'
 import { grantAccess } from './desktop/access-plugin.ts'
@@ -92,6 +93,8 @@ export interface AppOptions {
   alerts?: AlertSettings
   /** The desktop service (lookout desktop): its owner-only settings and status routes are served. */
   desktop?: DesktopService
+  /** Desktop features this server offers as a portal, answered in X-Service-Desktop-Features (not on a desktop service); default task-taxonomy-v1. */
+  portalFeatures?: readonly string[]
   /** The desktop loopback listener: browser and chunked requests refused, a token on every route (api/desktop/loopback.ts). */
   loopback?: boolean
   /** Serve the web console under / (console/); default: on, except on the owner socket and the desktop loopback listener. */
@@ -141,8 +144,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((req) => {
     throw new NotFoundError(`route ${req.method} ${req.url.split('?')[0]}`)
   })
+  // A portal (this server as a cloud) tells a desktop which negotiated capabilities it offers.
+  const features = opts.desktop === undefined ? (opts.portalFeatures ?? ['task-taxonomy-v1']).join(', ') : ''
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)
+    if (features !== '') reply.header('x-service-desktop-features', features)
   })
   // Every route of this app, HEAD included (the desktop route-access test walks them).
   const routes: RouteEntry[] = []
@@ -192,10 +198,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(senderRoutes, { db: opts.db })
   await app.register(monitoringRoutes, { db: opts.db, cursors })
   await app.register(alertRoutes, { db: opts.db, settings: opts.alerts })
-  await app.register(notificationRoutes, { db: opts.db })
+  await app.register(notificationRoutes, { db: opts.db, refresh: opts.desktop === undefined ? undefined : (ws) => (opts.desktop as DesktopService).portal.refreshNotifications(ws) })
   await app.register(webhookRoutes, { db: opts.db, cursors, secretKey: opts.secretKey })
   await app.register(grantRoutes, { db: opts.db })
-  if (opts.desktop !== undefined) await app.register(desktopRoutes, { service: opts.desktop })
+  if (opts.desktop !== undefined) {
+    await app.register(desktopRoutes, { service: opts.desktop })
+    await app.register(portalRoutes, { portal: opts.desktop.portal })
+  }
   await app.register(ingestRoutes, {
     db: opts.db,
     ingest: opts.ingest,

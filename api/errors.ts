@@ -76,6 +76,12 @@ export const AlertIncidentClosedError = createError<'LOOKOUT_ALERT_INCIDENT_CLOS
   'LOOKOUT_ALERT_INCIDENT_CLOSED', 'The incident is already closed', 409)
 export const PortalOfflineError = createError<'LOOKOUT_PORTAL_OFFLINE', 503, [string]>(
   'LOOKOUT_PORTAL_OFFLINE', 'The portal is not reachable (offline): %s', 503)
+export const PortalRefusedError = createError<'LOOKOUT_PORTAL_REFUSED', 502, [string]>(
+  'LOOKOUT_PORTAL_REFUSED', 'The portal refused the request: %s', 502)
+export const PortalNotConnectedError = createError<'LOOKOUT_PORTAL_NOT_CONNECTED', 409, [string]>(
+  'LOOKOUT_PORTAL_NOT_CONNECTED', 'No portal connection: %s', 409)
+export const PortalReconnectError = createError<'LOOKOUT_PORTAL_RECONNECT_REQUIRED', 403, [string]>(
+  'LOOKOUT_PORTAL_RECONNECT_REQUIRED', 'Reconnect the portal: %s', 403)
 export const WebhookStaleGenerationError = createError<'LOOKOUT_WEBHOOK_STALE_GENERATION', 409, [number]>(
   'LOOKOUT_WEBHOOK_STALE_GENERATION', 'The subscription changed since generation %s was observed', 409)
 export const WebhookNotRetryableError = createError<'LOOKOUT_WEBHOOK_NOT_RETRYABLE', 409, [string]>(
@@ -141,6 +147,9 @@ export const API_ERROR_CODES = {
   LOOKOUT_ALERT_LOCAL_ONLY: 'alerts on the desktop service: email, SMS, Slack and Discord destinations are refused, and webhook destinations must be loopback addresses; local alerts never leave the machine (400)',
   LOOKOUT_ALERT_INCIDENT_CLOSED: 'alerts: the incident to acknowledge is already closed (409)',
   LOOKOUT_PORTAL_OFFLINE: 'notifications: a portal-backed read or refresh cannot reach the portal; local results are never substituted (503)',
+  LOOKOUT_PORTAL_REFUSED: 'portal: the portal answered a portal-backed read or the connection check with a refusal (its token, scopes or live permissions); local results are never substituted (502)',
+  LOOKOUT_PORTAL_NOT_CONNECTED: 'portal: the desktop workspace has no portal connection (`lookout portal connect`) (409)',
+  LOOKOUT_PORTAL_RECONNECT_REQUIRED: 'portal: the connection\'s credential lacks a scope the operation needs (e.g. notifications:read for portal notifications); reconnect with a token that has it (403)',
   LOOKOUT_WEBHOOK_STALE_GENERATION: 'webhooks: the observed generation is not the subscription\'s current one; nothing changed (409)',
   LOOKOUT_WEBHOOK_NOT_RETRYABLE: 'webhooks: only a failed or cancelled delivery of an enabled subscription can be retried (409)',
   LOOKOUT_WEBHOOK_DESTINATION_REFUSED: 'webhooks: the URL is not http(s) or names an address outside loopback and private networks (400)',

@@ -10,6 +10,7 @@ import { NOTIFICATION_MIGRATIONS } from './notifications/migrations.ts'
 import { WEBHOOK_MIGRATIONS } from './webhooks/migrations.ts'
 import { DESKTOP_MIGRATIONS } from './desktop/migrations.ts'
 import { CONSOLE_MIGRATIONS } from '../console/index.ts'
+import { PORTAL_MIGRATIONS } from './portal/migrations.ts'
 
 
 export const API_MIGRATIONS: MigrationSet = {
@@ -97,4 +98,5 @@ export const PG_MIGRATIONS: readonly MigrationSet[] = [
   ALERT_MIGRATIONS, NOTIFICATION_MIGRATIONS, WEBHOOK_MIGRATIONS,
   DESKTOP_MIGRATIONS,
   CONSOLE_MIGRATIONS,
+  PORTAL_MIGRATIONS,
 ]

@@ -6,6 +6,7 @@ import type { Sql } from './db/index.ts'
 export async function sealedSecretsPresent(db: Sql): Promise<boolean> {
   const r = await db.query<{ present: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM resource_ssh_keys)
-         OR EXISTS (SELECT 1 FROM webhook_subscriptions WHERE secret_key_id IS NOT NULL) AS present`)
+         OR EXISTS (SELECT 1 FROM webhook_subscriptions WHERE secret_key_id IS NOT NULL)
+         OR EXISTS (SELECT 1 FROM portal_connection) AS present`)
   return r.rows[0]?.present === true
 }

@@ -37,6 +37,9 @@ Usage:
   lookout collector --url URL --token TOKEN [--data-dir DIR]
                                                  run a remote probe agent for an enrolled collector
                                                  source (outbound HTTP(S) only; --help for options)
+  lookout portal connect|status|sync|conflicts|resolve|reviews|review|disconnect
+                                                 the desktop service's portal connection and project
+                                                 sync (deploy/PORTAL.md; lookout portal help)
   lookout mcp [--read-only | --grant ID] [--socket PATH]
                                                  stdio tool server (MCP) over the running desktop
                                                  service (deploy/mcp/README.md)
@@ -72,6 +75,14 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./mcp/command.ts')).mcpCommand(rest)
     case 'collector':
       return (await import('../collector/index.ts')).collectorCommand(rest)
+    case 'portal': {
+      const portal = await import('./portal-cli.ts')
+      if (rest[0] === undefined || rest[0] === 'help') {
+        process.stdout.write(`lookout ${portal.PORTAL_USAGE}\n`)
+        return rest[0] === undefined ? 2 : 0
+      }
+      return portal.portalCommand(rest)
+    }
     case undefined:
     case 'help':
     case '--help':

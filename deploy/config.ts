@@ -44,6 +44,10 @@ export interface LookoutConfig {
   clickhouseCluster: string
   /** AES-256-GCM key for secrets at rest (SSH keys); undefined: secret writes are refused. */
   secretKey: Buffer | undefined
+  /** Desktop features this server offers as a portal (X-Service-Desktop-Features); LOOKOUT_PORTAL_FEATURES, `none` for none. */
+  portalFeatures: string[]
+  /** The desktop service's portal sync round interval. */
+  portalSyncMs: number
   /** Directories under which repository resources may name a local git repository. */
   repositoryRoots: string[]
   /** Collectors: shortest silence after which a collector is offline (its checks unknown, one incident). */
@@ -100,6 +104,17 @@ function secretKey(env: Env, name: string): Buffer | undefined {
   return key
 }
 
+const KNOWN_PORTAL_FEATURES = ['task-taxonomy-v1']
+
+function portalFeatures(env: Env, name: string): string[] {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return [...KNOWN_PORTAL_FEATURES]
+  if (raw === 'none') return []
+  const list = raw.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  for (const f of list) if (!KNOWN_PORTAL_FEATURES.includes(f)) throw new ConfigError(`${name}: unknown feature ${f} (known: ${KNOWN_PORTAL_FEATURES.join(', ')}, or none)`)
+  return list
+}
+
 function metricsToken(env: Env, name: string): string | undefined {
   const raw = env[name]
   if (raw === undefined || raw === '') return undefined
@@ -150,6 +165,8 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     clickhouseLayout: layout,
     clickhouseCluster: env.LOOKOUT_CLICKHOUSE_CLUSTER || 'lookout',
     secretKey: secretKey(env, 'LOOKOUT_SECRET_KEY'),
+    portalFeatures: portalFeatures(env, 'LOOKOUT_PORTAL_FEATURES'),
+    portalSyncMs: int(env, 'LOOKOUT_PORTAL_SYNC_MS', 30_000, 100, 3_600_000),
     repositoryRoots: (env.LOOKOUT_REPOSITORY_ROOTS ?? '').split(':').filter((d) => d !== '').map((d) => resolve(d)),
     collectorSilenceMinMs: int(env, 'LOOKOUT_COLLECTOR_SILENCE_MIN_SECONDS', 60, 1, 86_400) * 1000,
     collectorWatchMs: int(env, 'LOOKOUT_COLLECTOR_WATCH_MS', 5000, 100, 600_000),

@@ -26,6 +26,8 @@ export interface DesktopOptions {
   forwarder?: ForwarderOptions
   /** How often the size cap runs; default 60 s. */
   sizeCapEveryMs?: number
+  /** The portal sync worker (api/portal): round interval, test hooks. */
+  portal?: DesktopServiceOptions['portal']
   /** Failures outside a request (forwarding, the listener at start); default stderr. */
   onError?: DesktopServiceOptions['onError']
 }
@@ -64,11 +66,13 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     ownerSocketPath: paths.socketPath,
     listen: false,
     secretKeyFile: true,
-    prepare: async (db) => {
+    // The effective configuration: with the sealing key generated in the data directory (secretKeyFile).
+    prepare: async (db, effective) => {
       await ensureWorkspace(db)
       const s = await DesktopService.open(db, {
         socketPath: paths.socketPath, forwardQueueBytes: options.forwardQueueBytes, forwarder: options.forwarder, onError,
         toasts: () => dbus?.status() ?? { delivery: 'the embedding application' },
+        secretKey: effective.secretKey, portal: { intervalMs: config.portalSyncMs, ...options.portal },
       })
       service = s
       const { retention_days: days, retention_bytes: bytes } = s.settings

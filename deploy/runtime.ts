@@ -43,7 +43,7 @@ export interface StartOptions {
    */
   secretKeyFile?: boolean
   /** Called once the database is migrated, before the roles start (the desktop service's settings and hooks). */
-  prepare?: (db: Database) => Promise<Prepared>
+  prepare?: (db: Database, config: LookoutConfig) => Promise<Prepared>
 }
 
 /** What `prepare` hands back: configuration read from the database, and hooks for the roles. */
@@ -132,7 +132,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     cleanups.push(() => db.close())
     await migrate(db, PG_MIGRATIONS)
     if (options.secretKeyFile === true) config = await withSecretKey(config, db, log)
-    const prepared = options.prepare === undefined ? {} : await options.prepare(db)
+    const prepared = options.prepare === undefined ? {} : await options.prepare(db, config)
     if (prepared.config !== undefined) {
       config = { ...config, ...prepared.config }
       // Retention is configuration: apply the table TTL the hook asked for.
@@ -212,7 +212,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       appOptions = {
         db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
         bodyTimeoutMs: config.bodyTimeoutMs, headersTimeoutMs: config.headersTimeoutMs,
-        secretKey: config.secretKey, alerts: config.alerts, tokens,
+        secretKey: config.secretKey, alerts: config.alerts, tokens, portalFeatures: config.portalFeatures,
         repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },
         ...(log === null ? { logger: false } : { loggerInstance: log }),
         metrics, metricsToken: config.metricsToken,

@@ -1,6 +1,6 @@
 // Owner-only routes of the desktop service: its settings (which start and
-// stop the loopback listener, set log retention and forwarding), its status
-// and the portal logs view. Registered only when the app runs as the desktop service.
+// stop the loopback listener, set log retention and forwarding) and its status
+// (the portal routes are api/portal/routes.ts). Registered only when the app runs as the desktop service.
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
 import { SETTINGS_PATCH_BODY } from './settings.ts'
@@ -25,17 +25,6 @@ export async function desktopRoutes(app: FastifyInstance, opts: { service: Deskt
       body: SETTINGS_PATCH_BODY,
     },
   }, async (req) => service.update(principalOf(req).workspaceId, req.body as DesktopPatch))
-
-  app.get('/v1/portal/logs', {
-    config: OWNER,
-    schema: {
-      summary: 'Portal logs of a local resource (owner only); fails while no portal connection is reachable, never substitutes local results',
-      querystring: {
-        type: 'object', additionalProperties: false, required: ['resource_id'],
-        properties: { resource_id: { type: 'string', format: 'uuid' }, workspace_id: { type: 'string', format: 'uuid' } },
-      },
-    },
-  }, async (req) => service.portalLogs(principalOf(req).workspaceId, (req.query as { resource_id: string }).resource_id))
 
   app.get('/v1/desktop', {
     config: OWNER,

@@ -4,7 +4,9 @@
 // listener, the log store) as hooks; the routes (routes.ts) call update().
 import type { AcceptedBatch } from '../../ingest/index.ts'
 import type { Database } from '../db/index.ts'
-import { LoopbackUnavailableError, NotFoundError, PortalOfflineError, SettingsStaleRevisionError } from '../errors.ts'
+import { LoopbackUnavailableError, SettingsStaleRevisionError } from '../errors.ts'
+import { PortalService } from '../portal/service.ts'
+import type { PortalSyncOptions } from '../portal/engine.ts'
 import { readSettings as readNotificationSettings, saveSettings as saveNotificationSettings } from '../notifications/store.ts'
 import { enqueueRows, forwardState, retryQueueNow, FORWARD_QUEUE_MAX_BYTES } from './forward-queue.ts'
 import { Forwarder, type ForwarderOptions, type ForwardTarget } from './forwarder.ts'
@@ -35,6 +37,10 @@ export interface DesktopServiceOptions {
   onError?: (message: string, err: unknown) => void
   /** How toasts reach the desktop now (deploy/desktop/toasts.ts), for the status view. */
   toasts?: () => unknown
+  /** Seals the portal connection's token (LOOKOUT_SECRET_KEY). */
+  secretKey?: Buffer
+  /** The portal sync worker (round interval, test hooks). */
+  portal?: PortalSyncOptions
 }
 
 export type DesktopPatch = SettingsPatch & { notification_toasts?: boolean }
@@ -44,6 +50,8 @@ export class DesktopService {
   readonly #options: DesktopServiceOptions
   readonly #queueBytes: number
   readonly #forwarder: Forwarder
+  /** The portal connection and its project sync (api/portal/). */
+  readonly portal: PortalService
   #settings: DesktopSettings
   #hooks: DesktopHooks | null = null
   #loopback: LoopbackHandle | null = null
@@ -58,6 +66,7 @@ export class DesktopService {
     this.#queueBytes = options.forwardQueueBytes ?? FORWARD_QUEUE_MAX_BYTES
     const onError = options.onError ?? (() => undefined)
     this.#forwarder = new Forwarder(db, () => this.#target(), { onError: (err) => onError('forwarding failed', err), ...options.forwarder })
+    this.portal = new PortalService(db, options.secretKey, { onError, ...options.portal })
   }
 
   static async open(db: Database, options: DesktopServiceOptions): Promise<DesktopService> {
@@ -83,11 +92,13 @@ export class DesktopService {
       }
     }
     this.#forwarder.start()
+    this.portal.sync.start()
   }
 
   async stop(): Promise<void> {
     await this.#serial.catch(() => undefined)
     await this.#forwarder.stop()
+    await this.portal.sync.stop()
     const l = this.#loopback
     this.#loopback = null
     await l?.close()
@@ -170,17 +181,6 @@ export class DesktopService {
     }
     if (toasts !== undefined) await saveNotificationSettings(this.#db, workspaceId, { notification_toasts: toasts })
     return this.read(workspaceId)
-  }
-
-  /**
-   * GET /v1/portal/logs: the portal's view of a local resource's logs. It needs
-   * a signed-in portal connection, which this service does not have, so it is
-   * always offline; it never answers from the local store instead.
-   */
-  async portalLogs(workspaceId: string, resourceId: string): Promise<never> {
-    const r = await this.#db.query('SELECT 1 FROM resources WHERE workspace_id = $1 AND id = $2', [workspaceId, resourceId.toLowerCase()])
-    if (r.rows.length === 0) throw new NotFoundError(`resource ${resourceId}`)
-    throw new PortalOfflineError('no portal connection is configured, so the portal copy of these logs cannot be read (local logs: GET /v1/logs)')
   }
 
   /** The routes of the running loopback listener; null while it is not listening. */

@@ -48,8 +48,9 @@ export function errorHandler(err: FastifyError & { details?: DetailItem[]; retry
   }
   // Overload is 429 on the cloud contract and 503 on the desktop one.
   if (code === 'LOOKOUT_INGEST_OVERLOADED' && contract === 'desktop') status = 503
-  // 501 and 503 carry a coded, deliberate message; other 5xx are failures whose detail stays in the log.
-  if (status >= 500 && status !== 503 && status !== 501) {
+  // 501, 502 (an upstream, e.g. the desktop's portal, refused) and 503 carry a coded, deliberate message;
+  // other 5xx are failures whose detail stays in the log.
+  if (status >= 500 && status !== 503 && status !== 501 && status !== 502) {
     req.log.error({ err }, 'request failed')
     message = 'internal error'
     code = code.startsWith('LOOKOUT_') ? code : 'LOOKOUT_INTERNAL'

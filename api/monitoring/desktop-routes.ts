@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { checkAction, createCheck, editCheck, recordBeat, toCheckView, CheckNotFoundError, type CheckAction, type Database } from '../../monitor/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach } from '../auth/tokens.ts'
-import { BadRequestError, ForbiddenError, NotFoundError, PortalOfflineError } from '../errors.ts'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts'
 import { resourceExists } from '../resources/store.ts'
 import { SCOPES } from '../scopes.ts'
 import { desktopFields, type DesktopCheckBody } from './input.ts'
@@ -27,20 +27,7 @@ export async function desktopMonitoringRoutes(app: FastifyInstance, opts: { db: 
     return desktopOverview(db, p.workspaceId, rid, Date.now())
   })
 
-  // The portal's health metadata of a local resource: it needs a signed-in portal
-  // connection, which this service does not have, so it fails offline; the local
-  // view (GET /v1/monitoring) is never substituted.
-  app.get('/v1/portal/monitoring', {
-    config: OWNER,
-    schema: {
-      summary: 'Portal health metadata of a local resource (owner only); fails while no portal connection is reachable, never substitutes local results',
-      querystring: DESKTOP_MONITORING_QUERY,
-    },
-  }, async (req) => {
-    const ws = principalOf(req).workspaceId
-    if (!(await resourceExists(db, ws, (req.query as { resource_id: string }).resource_id.toLowerCase()))) throw new NotFoundError('resource')
-    throw new PortalOfflineError('no portal connection is configured, so the portal health of this resource cannot be read (local health: GET /v1/monitoring)')
-  })
+  // GET /v1/portal/monitoring (the portal's view) is served by api/portal/routes.ts on the desktop service.
 
   // Create, or (with id and revision) replace a check's name, required flag and config.
   app.post('/v1/monitoring/checks', { config: OWNER, schema: { body: DESKTOP_CHECK } }, async (req, reply) => {

@@ -6,6 +6,7 @@ import { principalOf } from '../auth/plugin.ts'
 import type { Database } from '../db/index.ts'
 import { BadRequestError, ForbiddenError, PortalOfflineError } from '../errors.ts'
 import { SCOPES } from '../scopes.ts'
+import { portalNotificationSource } from '../portal/notifications.ts'
 import {
   ACTIONS, FILTERS, listNotifications, notificationAction, readAll, readSettings, saveSettings, unreadCount,
   type ListQuery, type NotificationAction,
@@ -44,10 +45,14 @@ const SETTINGS_BODY = {
 const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: uuid } } as const
 const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
 
-/** The portal copy of notifications: this server has no portal connection, so it is always offline. */
-const PORTAL = { connected: false, state: 'offline', refreshed_at: null, items: 0 } as const
 
-export async function notificationRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
+export interface NotificationRouteOptions {
+  db: Database
+  /** The desktop service's portal cache refresh (api/portal); absent: refresh always fails offline. */
+  refresh?: (workspaceId: string) => Promise<unknown>
+}
+
+export async function notificationRoutes(app: FastifyInstance, opts: NotificationRouteOptions): Promise<void> {
   const { db } = opts
 
   app.get('/v1/notifications', {
@@ -62,7 +67,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: { db: Datab
     return {
       ...page,
       unread_count: await unreadCount(db, p.workspaceId),
-      sources: { local: { state: 'current' }, portal: PORTAL },
+      sources: { local: { state: 'current' }, portal: await portalNotificationSource(db, p.workspaceId) },
     }
   })
 
@@ -78,9 +83,10 @@ export async function notificationRoutes(app: FastifyInstance, opts: { db: Datab
     return { action: b.action, item, unread_count: await unreadCount(db, ws) }
   })
 
-  app.post('/v1/notifications/refresh', { config: OWNER, schema: { querystring: WS_QUERY } }, async () => {
+  app.post('/v1/notifications/refresh', { config: OWNER, schema: { querystring: WS_QUERY } }, async (req) => {
     // Portal-backed reads fail offline; local notifications are never offered in their place.
-    throw new PortalOfflineError('no portal connection is configured, so the portal notification cache cannot be refreshed')
+    if (opts.refresh === undefined) throw new PortalOfflineError('no portal connection is configured, so the portal notification cache cannot be refreshed')
+    return opts.refresh(principalOf(req).workspaceId)
   })
 
   app.get('/v1/notifications/settings', { config: OWNER, schema: { querystring: WS_QUERY } }, async (req) => readSettings(db, principalOf(req).workspaceId))

@@ -31,11 +31,14 @@ export interface NotificationRow {
   toast_state: string | null
   created_at: Date
   incident_state?: 'open' | 'closed' | null
+  /** 'local', or 'portal' for the cached portal copy (api/portal/notifications.ts). */
+  source?: 'local' | 'portal'
+  portal_incident_state?: 'open' | 'closed' | null
 }
 
 export interface NotificationView {
   id: string
-  source: 'local'
+  source: 'local' | 'portal'
   kind: string
   severity: string
   state: 'unread' | 'read' | 'archived'
@@ -53,9 +56,10 @@ const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString())
 
 export function toView(n: NotificationRow): NotificationView {
   return {
-    id: n.id, source: 'local', kind: n.kind, severity: n.severity,
+    id: n.id, source: n.source ?? 'local', kind: n.kind, severity: n.severity,
     state: n.archived_at !== null ? 'archived' : n.read_at === null ? 'unread' : 'read',
-    title: n.title, body: n.body, resource_id: n.resource_id, incident_id: n.incident_id, incident_state: n.incident_state ?? null,
+    title: n.title, body: n.body, resource_id: n.resource_id, incident_id: n.incident_id,
+    incident_state: n.source === 'portal' ? n.portal_incident_state ?? null : n.incident_state ?? null,
     created_at: iso(n.created_at) as string, read_at: iso(n.read_at), archived_at: iso(n.archived_at),
   }
 }

@@ -12,12 +12,17 @@ import { noteRoutes } from './notes.ts'
 import { taskRoutes } from './tasks.ts'
 import { ticketRoutes } from './tickets.ts'
 import { viewRoutes } from './views.ts'
+import { rewriteOldIds } from '../../portal/id-map.ts'
 
 async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): Promise<void> {
   // Checks made in code raise the cloud's 422; the desktop contract has no 422, its malformed request is a 400.
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof RequestInvalid && err.statusCode === 422) return errorHandler(new RequestInvalid(err.details, 400) as never, req, reply)
     return errorHandler(err, req, reply)
+  })
+  // Ids a record had before the portal gave it a canonical one still resolve (api/portal/id-map.ts).
+  app.addHook('preHandler', async (req) => {
+    await rewriteOldIds(opts.db, [req.params as Record<string, unknown>, req.query as Record<string, unknown>, req.body as Record<string, unknown>])
   })
   await app.register(desktopItemRoutes, opts)
   await app.register(desktopCatalogueRoutes, opts)

@@ -32,6 +32,11 @@ export async function insertBoard(tx: Sql, workspaceId: string, id: string, name
 // The defaults never go away once made, so each process remembers which it has seen.
 const known = new WeakMap<object, Map<string, string>>()
 
+/** Forgets the remembered default board (the portal sync gave it its canonical id). */
+export function forgetDefaultBoard(db: object, workspaceId: string): void {
+  known.get(db)?.delete(workspaceId)
+}
+
 /** The workspace's default board id, creating the project area on first use. */
 export async function ensureProject(db: Database, workspaceId: string): Promise<string> {
   let seen = known.get(db)

@@ -40,11 +40,15 @@ export type TaskUpdateInput = { revision: number } & {
 
 const CATEGORY_STATE: Record<string, WorkState> = { todo: 'open', doing: 'in_progress', done: 'done' }
 
-/** Allocates the workspace's next task number; the counter row stays locked until commit, so numbers have no gaps. */
-async function nextNumber(tx: Sql, workspaceId: string): Promise<number> {
-  const r = await tx.query<{ n: number }>(
-    'UPDATE project_workspaces SET next_number = next_number + 1 WHERE workspace_id = $1 RETURNING next_number - 1 AS n', [workspaceId])
-  return (r.rows[0] as { n: number }).n
+/**
+ * Allocates the workspace's next task number; the counter row stays locked until commit, so numbers have no gaps.
+ * A workspace shared with a portal numbers nothing itself: the task has no number until the portal supplies one.
+ */
+async function nextNumber(tx: Sql, workspaceId: string): Promise<number | null> {
+  const r = await tx.query<{ n: number | null }>(
+    `UPDATE project_workspaces SET next_number = next_number + CASE WHEN portal_shared THEN 0 ELSE 1 END WHERE workspace_id = $1
+     RETURNING CASE WHEN portal_shared THEN NULL ELSE next_number - 1 END AS n`, [workspaceId])
+  return (r.rows[0] as { n: number | null }).n
 }
 
 /** Inserts a task (inside the caller's transaction) and records its creation. */
@@ -75,7 +79,7 @@ export async function insertTask(
       state, ctx.actor.userId])
   const row = r.rows[0] as ItemRow
   await recordActivity(tx, ws, ctx.actor, {
-    boardId, itemId: row.id, entity: 'task', action: 'create', summary: `task #${number} ${JSON.stringify(row.title)}: create`,
+    boardId, itemId: row.id, entity: 'task', action: 'create', summary: `${number === null ? 'task' : `task #${number}`} ${JSON.stringify(row.title)}: create`,
     before: null,
     after: { title: row.title, board_id: boardId, status_id: statusId, state, type_id: typeId, label_ids: labelIds, priority: row.priority, assignee: row.assignee, reviewer: row.reviewer },
   })

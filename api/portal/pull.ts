@@ -1,0 +1,82 @@
+// Brings the portal's task and note changes to the desktop. The first pull (and any
+// pull whose cursor the portal no longer shows) reads every task (live,
+// archived, deleted) and note (live, archived); later pulls read the portal's activity feed newest
+// first down to the last entry seen (the cursor), then fetch only the tasks
+// named there. A task is written locally only when the portal's revision is
+// newer than the one the desktop knows (local-tasks.ts).
+import type { Database } from '../db/index.ts'
+import { portalCall, type PortalTarget } from './client.ts'
+import { APPLY, applyPortalTask } from './local-tasks.ts'
+import { fetchPortalTask } from './push.ts'
+import type { TaskLike } from './task-fields.ts'
+
+export interface PullContext {
+  db: Database
+  ws: string
+  portalWs: string
+  target: PortalTarget
+  taxonomy: boolean
+}
+
+type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
+type Page<T> = { items: T[]; next_cursor: string | null }
+
+/** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */
+async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<string, 'task' | 'note'>; newest: string | null } | null> {
+  const ids = new Map<string, 'task' | 'note'>()
+  let newest: string | null = null
+  let page: string | undefined
+  for (let pages = 0; pages < 50; pages++) {
+    const r = await portalCall<Page<{ id: string; item_id: string | null; entity: string }>>(c.target, 'GET',
+      `/v1/workspaces/${c.portalWs}/project/activity`, undefined, { query: { limit: 100, cursor: page } })
+    for (const e of r.body.items) {
+      newest ??= e.id
+      if (e.id === cursor) return { ids, newest }
+      if ((e.entity === 'task' || e.entity === 'note') && e.item_id !== null) ids.set(e.item_id, e.entity)
+    }
+    if (r.body.next_cursor === null) return null
+    page = r.body.next_cursor
+  }
+  return null
+}
+
+async function newestActivity(c: PullContext): Promise<string | null> {
+  const r = await portalCall<Page<{ id: string }>>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/project/activity`, undefined, { query: { limit: 1 } })
+  return r.body.items[0]?.id ?? null
+}
+
+async function allItems(c: PullContext, each: (t: PortalTask, type: 'task' | 'note') => Promise<void>): Promise<void> {
+  const lists = [['tasks', {}], ['tasks', { archived: true }], ['tasks', { deleted: true }], ['notes', {}], ['notes', { archived: true }]] as const
+  for (const [what, filter] of lists) {
+    let cursor: string | undefined
+    do {
+      const r = await portalCall<Page<PortalTask>>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/${what}`, undefined, { query: { limit: 100, cursor, ...filter } })
+      for (const t of r.body.items) await each(t, what === 'notes' ? 'note' : 'task')
+      cursor = r.body.next_cursor ?? undefined
+    } while (cursor !== undefined)
+  }
+}
+
+/** One pull; returns how many tasks were written locally and the new cursor. */
+export async function pull(c: PullContext, cursor: string | null): Promise<{ applied: number; cursor: string | null }> {
+  let applied = 0
+  let deferred = 0
+  const apply = async (t: PortalTask, type: 'task' | 'note') => {
+    const out = await applyPortalTask(c.db, c.ws, t, c.taxonomy, type)
+    if (out === APPLY.applied) applied++
+    if (out === APPLY.deferred) deferred++
+  }
+  // Taken before reading: a change made while this pull runs is read again next time, never skipped.
+  const changes = cursor === null ? null : await changedSince(c, cursor)
+  if (changes === null) {
+    const head = await newestActivity(c)
+    await allItems(c, apply)
+    // A deferred task (a local edit in between, or its board not here yet) is read again next round.
+    return { applied, cursor: deferred > 0 ? cursor : head }
+  }
+  for (const [id, type] of changes.ids) {
+    const t = await fetchPortalTask(c, id, type)
+    if (t !== undefined) await apply(t, type)
+  }
+  return { applied, cursor: deferred > 0 ? cursor : changes.newest ?? cursor }
+}

@@ -1,0 +1,188 @@
+// Portal sync benchmark (README.md next to this file): push throughput of
+// 10,000 offline tasks, convergence after a cloud SIGKILL and restart in the
+// middle of a sync, pull throughput of tasks made on the portal. A cloud
+// `lookout serve` and a `lookout desktop` run as child processes on their own
+// temporary data directories; every count is checked at the end.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+import { callAdmin } from '../../deploy/index.ts'
+
+const PUSH = Number(process.env.BENCH_PUSH_TASKS ?? 10_000)
+const KILL_BATCH = Number(process.env.BENCH_KILL_TASKS ?? 2_000)
+const PULL = Number(process.env.BENCH_PULL_TASKS ?? 2_000)
+const CONCURRENCY = 16
+
+const base = mkdtempSync(join(tmpdir(), 'lookout-bench-portal-'))
+chmodSync(base, 0o755)
+const children: ChildProcess[] = []
+const cleanup = () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  rmSync(base, { recursive: true, force: true })
+}
+process.on('exit', cleanup)
+
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const p = (s.address() as { port: number }).port
+    s.close(() => resolve(p))
+  })
+})
+
+function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, ['deploy/lookout.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.push(child)
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (d) => {
+      out += d
+      const m = ready.exec(out)
+      if (m !== null) resolve({ child, match: m })
+    })
+    child.stderr?.on('data', (d) => (out += d))
+    child.once('exit', (c) => reject(new Error(`${args[0]} exited ${c}: ${out}`)))
+  })
+}
+
+const cloudDir = join(base, 'cloud')
+const cloudPort = await freePort()
+const cloudEnv = { LOOKOUT_DATA_DIR: cloudDir, LOOKOUT_PORT: String(cloudPort), LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', LOOKOUT_LOG_LEVEL: 'warn' }
+let cloud = (await start(['serve'], cloudEnv, /on (http:\/\/\S+)/)).child
+const cloudUrl = `http://127.0.0.1:${cloudPort}`
+const ws = (await callAdmin(cloudDir, 'POST', '/admin/workspaces', { name: 'bench' }) as { id: string }).id
+const token = (await callAdmin(cloudDir, 'POST', '/admin/tokens', { workspace: ws, scopes: ['project:read', 'project:write'], resources: 'all', name: 'desktop' }) as { token: string }).token
+const cloudPool = new Pool(cloudUrl, { connections: CONCURRENCY })
+
+mkdirSync(join(base, 'run'), { mode: 0o755 })
+const desktopEnv = {
+  XDG_RUNTIME_DIR: join(base, 'run'), LOOKOUT_DATA_DIR: join(base, 'desktop'), LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0',
+  LOOKOUT_SECRET_KEY: '22'.repeat(32), LOOKOUT_PORTAL_SYNC_MS: '3600000',
+}
+const socketPath = (await start(['desktop'], desktopEnv, /owner socket (\S+)/)).match[1] as string
+// A round over 10,000 tasks answers after minutes: no header or body timeout on the owner socket.
+const desk = new Pool('http://localhost', { socketPath, connections: CONCURRENCY, headersTimeout: 0, bodyTimeout: 0 })
+
+async function call(pool: Pool, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const r = await pool.request({
+    method: method as 'GET', path, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await r.body.text()
+  return { status: r.statusCode, body: text === '' ? undefined : JSON.parse(text) }
+}
+const cloudCall = (method: string, path: string, body?: unknown) => call(cloudPool, method, path, body, { authorization: `Bearer ${token}` })
+
+async function parallel(n: number, one: (i: number) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < n) await one(next++)
+  }))
+}
+
+async function createLocal(prefix: string, n: number): Promise<void> {
+  await parallel(n, async (i) => {
+    const r = await call(desk, 'POST', '/v1/projects/items', { idempotency_key: randomUUID(), title: `${prefix} ${i}` })
+    if (r.status !== 201) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`)
+  })
+}
+
+const status = async () => (await call(desk, 'GET', '/v1/portal/connection')).body
+async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 1_800_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+const cloudCount = async () => {
+  // The newest page's size is enough to see progress; totals are counted at the end.
+  let n = 0
+  let cursor = ''
+  for (;;) {
+    const r = await cloudCall('GET', `/v1/workspaces/${ws}/tasks?limit=100${cursor}`)
+    n += r.body.items.length
+    if (r.body.next_cursor === null) return n
+    cursor = `&cursor=${encodeURIComponent(r.body.next_cursor)}`
+  }
+}
+const converged = async () => {
+  const s = await status()
+  return s.state === 'connected' && s.pending_operations === 0 && s.conflicts === 0
+}
+/** Rounds back to back (what the timer does, without its wait), until converged. */
+const syncUntilConverged = async () => {
+  for (;;) {
+    const r = (await call(desk, 'POST', '/v1/portal/sync')).body
+    if (r.state === 'connected' && await converged()) return
+  }
+}
+
+const report: Record<string, unknown> = { push_tasks: PUSH, kill_tasks: KILL_BATCH, pull_tasks: PULL }
+
+// 1. Push: offline tasks, then connect (which starts a round) and rounds until nothing is pending.
+let t0 = Date.now()
+await createLocal('offline', PUSH)
+report.local_create_s = (Date.now() - t0) / 1000
+t0 = Date.now()
+const c = await call(desk, 'POST', '/v1/portal/connection', { url: cloudUrl, token })
+if (c.status !== 200) throw new Error(`connect: ${JSON.stringify(c.body)}`)
+await syncUntilConverged()
+const pushS = (Date.now() - t0) / 1000
+report.push_s = pushS
+report.push_tasks_per_s = Math.round(PUSH / pushS)
+
+// 2. Kill the cloud in the middle of a sync, restart it, time the convergence.
+await createLocal('while connected', KILL_BATCH)
+const before = await cloudCount()
+void call(desk, 'POST', '/v1/portal/sync')
+await until('some progress', async () => (await cloudCount()) >= before + Math.min(200, KILL_BATCH / 4))
+cloud.kill('SIGKILL')
+await new Promise((r) => cloud.once('exit', r))
+const killedAt = Date.now()
+report.pending_at_kill = (await status()).pending_operations
+cloud = (await start(['serve'], cloudEnv, /on (http:\/\/\S+)/)).child
+const upAt = Date.now()
+report.cloud_restart_s = (upAt - killedAt) / 1000
+await syncUntilConverged()
+report.convergence_after_restart_s = (Date.now() - upAt) / 1000
+report.convergence_after_kill_s = (Date.now() - killedAt) / 1000
+
+// 3. Pull: tasks made on the portal.
+await parallel(PULL, async (i) => {
+  const r = await cloudCall('POST', `/v1/workspaces/${ws}/tasks`, { idempotency_key: randomUUID(), title: `portal ${i}` })
+  if (r.status !== 201) throw new Error(`cloud create: ${r.status}`)
+})
+t0 = Date.now()
+const round = (await call(desk, 'POST', '/v1/portal/sync')).body
+const pullS = (Date.now() - t0) / 1000
+report.pull_round = round
+report.pull_s = pullS
+report.pull_tasks_per_s = Math.round(round.pulled / pullS)
+// An idle round (nothing changed): the cost of staying in sync.
+t0 = Date.now()
+await call(desk, 'POST', '/v1/portal/sync')
+report.idle_round_ms = Date.now() - t0
+
+// Exactly once everywhere.
+const total = PUSH + KILL_BATCH + PULL
+const onCloud = await cloudCount()
+let local = 0
+let numbered = 0
+let cursor = ''
+for (;;) {
+  const r = await call(desk, 'GET', `/v1/projects/items?item_type=task&limit=100${cursor}`)
+  local += r.body.items.length
+  numbered += r.body.items.filter((x: { number: number | null }) => x.number !== null).length
+  if (r.body.next_cursor === null) break
+  cursor = `&cursor=${encodeURIComponent(r.body.next_cursor)}`
+}
+report.check = { expected: total, cloud: onCloud, desktop: local, desktop_numbered: numbered, ok: onCloud === total && local === total && numbered === total }
+process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+await desk.close()
+await cloudPool.close()
+cleanup()
+process.exit((report.check as { ok: boolean }).ok ? 0 : 1)
