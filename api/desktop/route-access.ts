@@ -50,6 +50,15 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   // Portal views (owner operations; they use the owner's portal connection).
   'GET /v1/portal/logs': OWNER_ONLY,
   'GET /v1/portal/monitoring': OWNER_ONLY,
+  // The portal connection and its sync (api/portal, deploy/PORTAL.md).
+  'POST /v1/portal/connection': OWNER_ONLY,
+  'GET /v1/portal/connection': OWNER_ONLY,
+  'DELETE /v1/portal/connection': OWNER_ONLY,
+  'POST /v1/portal/sync': OWNER_ONLY,
+  'GET /v1/portal/conflicts': OWNER_ONLY,
+  'POST /v1/portal/conflicts/:seq': OWNER_ONLY,
+  'GET /v1/portal/reviews': OWNER_ONLY,
+  'POST /v1/portal/reviews/:id': OWNER_ONLY,
 
   // Local project routes.
   'GET /v1/projects/items': PR,

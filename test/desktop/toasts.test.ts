@@ -5,40 +5,16 @@
 // notification_toasts off nothing reaches it and the inbox keeps the entry;
 // without a session bus the status says so and the inbox is the record.
 import t from 'tap'
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import { randomUUID } from 'node:crypto'
 import { DbusToasts } from '../../deploy/desktop/toasts.ts'
 import { startTestDesktop, type TestDesktop } from './desktop-helpers.ts'
+import { startSessionBus } from './session-bus.ts'
 import { closedPort, waitFor } from '../alerts/receivers.ts'
 
-interface NotifyCall {
-  method: string
-  app_name: string
-  summary: string
-  body: string
-  hints: Record<string, string | number>
-}
-
-// The bus and its notification server. Stopping the server ends the session: dbus-run-session then stops its bus and exits.
-const session = spawn('dbus-run-session', ['--', '/usr/bin/python3', 'test/desktop/notification-daemon.py'], { stdio: ['ignore', 'pipe', 'pipe'] })
-const sessionExit = new Promise((resolve) => session.once('exit', resolve))
-const calls: NotifyCall[] = []
-let address = ''
-let serverPid = 0
-createInterface({ input: session.stdout }).on('line', (line) => {
-  const msg = JSON.parse(line) as { address?: string; pid?: number } & NotifyCall
-  if (msg.address !== undefined) {
-    address = msg.address
-    serverPid = msg.pid ?? 0
-  } else calls.push(msg)
-})
-t.teardown(async () => {
-  if (serverPid !== 0) process.kill(serverPid, 'SIGTERM')
-  else session.kill('SIGTERM')
-  await sessionExit
-})
-await waitFor(() => address || undefined, 'the private session bus')
+// The bus and its notification server (session-bus.ts).
+const bus = await startSessionBus()
+t.teardown(() => bus.stop())
+const { address, calls } = bus
 
 const td = await startTestDesktop({ sizeCapEveryMs: 3_600_000, env: { DBUS_SESSION_BUS_ADDRESS: address } })
 t.teardown(() => td.stop())

@@ -6,10 +6,14 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { freePort, httpReq } from '../desktop/desktop-helpers.ts'
 import { cli, closedPort, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
+import { startSessionBus } from '../desktop/session-bus.ts'
 
 const cloud = await startCloud()
 t.teardown(() => cloud.stop())
-const desk = await startPortalDesktop()
+// Toasts reach a private session bus whose notification server records them (test/desktop/session-bus.ts).
+const bus = await startSessionBus()
+t.teardown(() => bus.stop())
+const desk = await startPortalDesktop({ DBUS_SESSION_BUS_ADDRESS: bus.address })
 t.teardown(() => desk.stop())
 const { owner } = desk
 const CW = `/v1/workspaces/${cloud.workspaceId}`
@@ -263,8 +267,9 @@ t.test('portal notifications: scopes required, first import silent, source label
   const second = await owner('POST', '/v1/notifications/refresh')
   t.equal(second.body.imported, 1)
   t.equal(second.body.first_import, false)
-  await until('the recovery toast', async () => desk.stdout(), (out) => out.includes('web-1 recovered (portal)'), 30_000)
-  t.notOk(desk.stdout().includes('web-1 is down (portal)'), 'no toast for the first (silent) import')
+  const shown = (text: string) => bus.calls.some((c) => `${c.summary} ${c.body}`.includes(text))
+  await until('the recovery toast', async () => shown('web-1 recovered (portal)'), (yes) => yes, 30_000)
+  t.notOk(shown('web-1 is down (portal)'), 'no toast for the first (silent) import')
   const after = (await owner('GET', '/v1/notifications')).body
   t.equal(after.items.find((n: any) => n.id === item.id).incident_state, 'closed')
   const read = await owner('POST', '/v1/notifications/actions', { action: 'read', id: item.id })
