@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { contractOf } from './contract.ts'
 import { detail, toDetails, whereOf, type DetailItem } from './validation.ts'
+import { INTERNAL } from '../errors.ts'
 
 /** A 422 carrying contract detail items (cloud) and a summary (desktop). */
 export class RequestInvalid extends Error {
@@ -32,7 +33,7 @@ export function errorHandler(err: FastifyError & { details?: DetailItem[]; retry
   let status = err.statusCode ?? FASTIFY_STATUS[err.code] ?? 500
   let details: DetailItem[] | undefined = err.details
   let message = err.message
-  let code = err.code ?? 'LOOKOUT_INTERNAL'
+  let code = err.code ?? INTERNAL
 
   if (err.validation !== undefined) {
     details = toDetails(err.validation as never, whereOf(err.validationContext))
@@ -53,7 +54,7 @@ export function errorHandler(err: FastifyError & { details?: DetailItem[]; retry
   if (status >= 500 && status !== 503 && status !== 501 && status !== 502) {
     req.log.error({ err }, 'request failed')
     message = 'internal error'
-    code = code.startsWith('LOOKOUT_') ? code : 'LOOKOUT_INTERNAL'
+    code = code.startsWith('LOOKOUT_') ? code : INTERNAL
   }
   if (status === 429 || status === 503) reply.header('retry-after', String(err.retryAfter ?? RETRY_AFTER_SECONDS))
   reply.code(status)

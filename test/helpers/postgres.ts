@@ -2,11 +2,12 @@
 // free loopback port in a temporary directory. PostgreSQL refuses to run as
 // root, so as root the server runs as the `postgres` system user (runuser).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { PG_BIN } from './pg-bin.ts'
 
 export interface TestPostgres {
   /** postgres://... of a fresh database on the server. */
@@ -19,11 +20,7 @@ export interface TestPostgres {
   stop(): Promise<void>
 }
 
-const BIN = process.env.LOOKOUT_PG_BIN ?? '/usr/lib/postgresql/15/bin'
-
-export function postgresAvailable(): boolean {
-  return existsSync(join(BIN, 'initdb')) && existsSync(join(BIN, 'postgres'))
-}
+export { postgresAvailable } from './pg-bin.ts'
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -75,10 +72,10 @@ export async function startTestPostgres(options: { maxConnections?: number; sett
     chownSync(dir, u.uid, u.gid)
   }
   chmodSync(dir, 0o700)
-  const [initCmd, initArgs] = asServerUser(join(BIN, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'])
+  const [initCmd, initArgs] = asServerUser(join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'])
   execFileSync(initCmd, initArgs, { stdio: 'pipe' })
   const port = await freePort()
-  const [cmd, args] = asServerUser(join(BIN, 'postgres'), [
+  const [cmd, args] = asServerUser(join(PG_BIN, 'postgres'), [
     '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
     '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
     '-c', `max_connections=${options.maxConnections ?? 100}`,
@@ -108,7 +105,7 @@ export async function startTestPostgres(options: { maxConnections?: number; sett
       await admin.end().catch(() => undefined)
       const exited = server.exitCode !== null ? Promise.resolve() : new Promise((r) => server.once('exit', r))
       // A "fast" shutdown through pg_ctl: runuser does not pass every signal on to the server.
-      const [stopCmd, stopArgs] = asServerUser(join(BIN, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '20'])
+      const [stopCmd, stopArgs] = asServerUser(join(PG_BIN, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '20'])
       try {
         execFileSync(stopCmd, stopArgs, { stdio: 'pipe' })
       } catch {

@@ -11,6 +11,7 @@ import { createServer as createTcpServer, type Server, type Socket } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
+import { PG_BIN } from './pg-bin.ts'
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -200,11 +201,7 @@ export interface TestDatabase {
   stop(): Promise<void>
 }
 
-const PG_BIN = process.env.LOOKOUT_PG_BIN ?? '/usr/lib/postgresql/15/bin'
-
-export function postgresAvailable(): boolean {
-  return existsSync(join(PG_BIN, 'initdb'))
-}
+export { postgresAvailable } from './pg-bin.ts'
 
 /** PostgreSQL with password (SCRAM) authentication over TCP for user `probe`. */
 export async function startPostgresServer(): Promise<TestDatabase> {
