@@ -4,21 +4,12 @@
 // first down to the last entry seen (the cursor), then fetch only the tasks
 // named there. A task is written locally only when the portal's revision is
 // newer than the one the desktop knows (local-tasks.ts).
-import type { Database } from '../db/index.ts'
-import { portalCall, type PortalTarget } from './client.ts'
+import { portalCall } from './client.ts'
 import { APPLY, applyPortalTask } from './local-tasks.ts'
-import { fetchPortalTask } from './push.ts'
-import type { TaskLike } from './task-fields.ts'
+import { fetchPortalTask, type PortalTask, type PushContext } from './push.ts'
 
-export interface PullContext {
-  db: Database
-  ws: string
-  portalWs: string
-  target: PortalTarget
-  taxonomy: boolean
-}
-
-type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
+/** What a pull works with: the same as a push's. */
+export type PullContext = PushContext
 type Page<T> = { items: T[]; next_cursor: string | null }
 
 /** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */

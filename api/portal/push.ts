@@ -18,7 +18,8 @@ export interface PushContext {
   taxonomy: boolean
 }
 
-type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
+/** A task (or note) as the portal returns it. */
+export type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
 
 /** The portal's collection of a task or a note. */
 const T = (c: PushContext, type: string) => `/v1/workspaces/${c.portalWs}/${type === 'note' ? 'notes' : 'tasks'}`

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { postgresAvailable, startHttp, startPostgresServer, startTcp } from '../helpers/servers.ts'
 import { sshdAvailable, startSshd } from '../helpers/sshd.ts'
+import { until as waitUntil } from '../helpers/until.ts'
 
 if (!sshdAvailable()) {
   t.plan(0, 'openssh-server / openssh-client not installed (Debian packages)')
@@ -27,15 +28,8 @@ t.teardown(() => lk.stop())
 const rid = await lk.resource('bastion-reached')
 const R = `/v1/workspaces/${lk.workspaceId}/resources/${rid}`
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(v).slice(0, 600)}`)
-    await new Promise((r) => setTimeout(r, 250))
-  }
-}
+// Tunnels take 0.5-1.7 s to set up on a busy machine: a longer default wait.
+const until = <T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 90_000): Promise<T> => waitUntil(what, read, ok, timeoutMs)
 
 /** The ssh client's private directories (key and known_hosts) that exist right now, with their modes (the monitor role makes them under <data dir>/ssh). */
 function sshDirs(): { dir: number; files: Record<string, number> }[] {

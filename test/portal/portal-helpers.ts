@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { callAdmin } from '../../deploy/index.ts'
 import { freePort, httpReq, startDesktopProcess, type DesktopProcess, type Res } from '../desktop/desktop-helpers.ts'
 
+
 export const SECRET_KEY = '11'.repeat(32)
 
 export interface Cloud {
@@ -106,15 +107,7 @@ export async function closedPort(): Promise<number> {
   return freePort()
 }
 
-export async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
+export { until } from '../helpers/until.ts'
 
 /** Every task of the cloud workspace (live, archived and deleted). */
 export async function cloudTasks(cloud: Cloud): Promise<any[]> {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { sshdAvailable, startSshd } from '../helpers/sshd.ts'
+import { until } from '../helpers/until.ts'
 
 if (!sshdAvailable()) {
   t.plan(0, 'openssh-server / openssh-client not installed (Debian packages)')
@@ -39,16 +40,6 @@ async function repository(externalId: string, repositoryUrl: string): Promise<st
   return r.body.id
 }
 const putKey = (rid: string) => lk.req('PUT', `${P}/resources/${rid}/ssh-key`, { alias: `git-${rid.slice(0, 8)}`, host: '127.0.0.1', port: sshd.port, username: sshd.user, private_key: sshd.clientKey })
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(v).slice(0, 600)}`)
-    await new Promise((r) => setTimeout(r, 250))
-  }
-}
 
 // The repository routes make the ssh client's key directories under <data dir>/repositories/.ssh.
 const sshBase = join(lk.dataDir, 'repositories', '.ssh')
