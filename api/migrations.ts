@@ -1,16 +1,16 @@
 // PostgreSQL schema of the API stage.
-import type { MigrationSet } from './db/index.ts'
+import type { MigrationSet } from '../core/index.ts'
 import { COLLECTOR_MIGRATIONS, MONITOR_MIGRATIONS } from '../monitor/index.ts'
-import { PROJECT_MIGRATIONS } from './projects/index.ts'
-import { SERVICES_MIGRATIONS } from './services/migrations.ts'
-import { SSH_MIGRATIONS } from './ssh/migrations.ts'
-import { USAGE_MIGRATIONS } from './usage/migrations.ts'
-import { ALERT_MIGRATIONS } from './alerts/migrations.ts'
-import { NOTIFICATION_MIGRATIONS } from './notifications/migrations.ts'
-import { WEBHOOK_MIGRATIONS } from './webhooks/migrations.ts'
-import { DESKTOP_MIGRATIONS } from './desktop/migrations.ts'
+import { PROJECT_MIGRATIONS } from '../workspace/index.ts'
+import { SERVICES_MIGRATIONS } from '../workspace/index.ts'
+import { SSH_MIGRATIONS } from '../workspace/index.ts'
+import { USAGE_MIGRATIONS } from '../workspace/index.ts'
+import { ALERT_MIGRATIONS } from '../alerting/index.ts'
+import { NOTIFICATION_MIGRATIONS } from '../alerting/index.ts'
+import { WEBHOOK_MIGRATIONS } from '../alerting/index.ts'
+import { DESKTOP_MIGRATIONS } from '../desktop/index.ts'
 import { CONSOLE_MIGRATIONS } from '../console/index.ts'
-import { PORTAL_MIGRATIONS } from './portal/migrations.ts'
+import { PORTAL_MIGRATIONS } from '../desktop/index.ts'
 
 
 export const API_MIGRATIONS: MigrationSet = {

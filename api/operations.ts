@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { openapi } from './openapi/plugin.ts'
 import { readinessGate, type Readiness } from './readiness.ts'
 import { httpMetrics } from './metrics/http.ts'
-import type { LookoutMetrics } from './metrics/registry.ts'
+import type { LookoutMetrics } from '../metrics/index.ts'
 
 export interface OperationsOptions {
   version: string

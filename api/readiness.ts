@@ -10,7 +10,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Broker, LogStore } from '../ingest/index.ts'
 import type { DecoderPool } from '../ingest/index.ts'
-import type { Sql } from './db/index.ts'
+import type { Sql } from '../core/index.ts'
 import { NotReadyError } from './errors.ts'
 
 export interface ReadinessCheck {
@@ -18,13 +18,8 @@ export interface ReadinessCheck {
   check(): Promise<boolean>
 }
 
-export const DEPENDENCY_STATES = { ready: 'ready', unavailable: 'unavailable' } as const
-export type DependencyState = (typeof DEPENDENCY_STATES)[keyof typeof DEPENDENCY_STATES]
-
-export interface ReadinessReport {
-  status: DependencyState
-  dependencies: Record<string, DependencyState>
-}
+import { DEPENDENCY_STATES, type ReadinessReport } from '../core/index.ts'
+export { DEPENDENCY_STATES, type ReadinessReport }
 
 /** Longest a single check may take before it counts as unavailable. */
 export const CHECK_TIMEOUT_MS = 2_000

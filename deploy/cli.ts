@@ -72,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'desktop':
       return (await import('./desktop.ts')).desktopCommand(rest)
     case 'mcp':
-      return (await import('./mcp/command.ts')).mcpCommand(rest)
+      return (await import('../desktop/index.ts')).mcpCommand(rest)
     case 'collector':
       return (await import('../collector/index.ts')).collectorCommand(rest)
     case 'portal': {

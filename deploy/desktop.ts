@@ -9,12 +9,12 @@ import {
 import { enforceSizeCap, migrateLogStore } from '../ingest/index.ts'
 import { loadConfig, type LookoutConfig } from './config.ts'
 import { startLookout, type Lookout, type StartOptions } from './runtime.ts'
-import { desktopPaths, ensurePrivateDir, type DesktopPaths } from './desktop/paths.ts'
-import { openLoopback } from './desktop/loopback.ts'
-import { DbusToasts } from './desktop/toasts.ts'
+import { desktopPaths, ensurePrivateDir, type DesktopPaths } from '../desktop/index.ts'
+import { openLoopback } from './desktop-listener.ts'
+import { DbusToasts } from '../desktop/index.ts'
 
-export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from './desktop/paths.ts'
-export type { DesktopPaths } from './desktop/paths.ts'
+export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from '../desktop/index.ts'
+export type { DesktopPaths } from '../desktop/index.ts'
 
 export interface DesktopOptions {
   /** Environment for the paths and the configuration (default process.env). */

@@ -4,7 +4,7 @@
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Client } from 'undici'
-import { checkPrivateDir, desktopPaths } from './desktop/paths.ts'
+import { checkPrivateDir, desktopPaths } from '../desktop/index.ts'
 
 export const PORTAL_USAGE = `lookout portal connect --url URL --token TOKEN|-   connect the desktop to its portal (a Lookout cloud)
   lookout portal status                           state, last sync, pending operations, last error, conflicts

@@ -7,7 +7,8 @@ import {
 } from '@nats-io/jetstream'
 import { headers } from '@nats-io/transport-node'
 import pRetry from 'p-retry'
-import { BrokerUnavailableError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
+import { BrokerUnavailableError, IngestOverloadedError } from './errors.ts'
+import { InvalidOptionError } from '../core/index.ts'
 
 export const SUBJECTS = {
   rows: 'lookout.logs.rows',

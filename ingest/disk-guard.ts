@@ -6,7 +6,7 @@
 // inserts and merges. The reserve should cover what can be in flight at once
 // (LOOKOUT_MAX_INFLIGHT_BYTES) plus an insert's new parts.
 import { statfs } from 'node:fs/promises'
-import { InvalidOptionError } from './errors.ts'
+import { InvalidOptionError } from '../core/index.ts'
 
 export interface DiskGuardOptions {
   /** Directories whose file systems must keep the reserve free. */

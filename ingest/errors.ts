@@ -18,8 +18,6 @@ export const StorageUnavailableError = createError<'LOOKOUT_STORAGE_UNAVAILABLE'
   'LOOKOUT_STORAGE_UNAVAILABLE', 'Log storage is unavailable: %s', 503)
 export const IdempotencyConflictError = createError<'LOOKOUT_INGEST_KEY_CONFLICT', 409, [string]>(
   'LOOKOUT_INGEST_KEY_CONFLICT', 'Idempotency-Key conflict: %s', 409)
-export const InvalidOptionError = createError<'LOOKOUT_INVALID_OPTION', 500, [string, string]>(
-  'LOOKOUT_INVALID_OPTION', 'Invalid option %s: %s', 500)
 
 /** Every code this stage can raise, with what it means (documented in README). */
 export const INGEST_ERROR_CODES = {
@@ -31,6 +29,5 @@ export const INGEST_ERROR_CODES = {
   LOOKOUT_INGEST_DISK_FULL: 'the data directory has less free space than its reserve; nothing was accepted, retry once space is freed',
   LOOKOUT_STORAGE_UNAVAILABLE: 'ClickHouse could not be reached',
   LOOKOUT_INGEST_KEY_CONFLICT: 'the Idempotency-Key was used with another body within the duplicate window',
-  LOOKOUT_INVALID_OPTION: 'a configuration option is invalid (raised at start-up)',
 } as const
 export type IngestErrorCode = keyof typeof INGEST_ERROR_CODES

@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os'
 import { Piscina } from 'piscina'
 import type { DecodeOutcome, DecodeTask } from './decode/task.ts'
-import { InvalidOptionError } from './errors.ts'
+import { InvalidOptionError } from '../core/index.ts'
 
 export interface DecoderPoolOptions {
   /** Worker threads; default: available cores. */

@@ -5,9 +5,10 @@ import type { Broker } from './broker.ts'
 import { KEY_CLAIMS, rowSubject } from './broker.ts'
 import { QueueFullError, type DecoderPool } from './pool.ts'
 import type { DecodeFailure, DecodeSuccess, DecodeTask, IngestRoute } from './decode/task.ts'
-import { DiskFullError, IdempotencyConflictError, IngestOverloadedError, InvalidOptionError } from './errors.ts'
+import { DiskFullError, IdempotencyConflictError, IngestOverloadedError } from './errors.ts'
+import { InvalidOptionError } from '../core/index.ts'
 import { LIMITS } from './decode/schemas.ts'
-import { nowNs } from './time.ts'
+import { nowNs } from '../core/index.ts'
 
 export interface IngestServiceOptions {
   /** Request bytes being decoded or published at once; past it requests are refused. Default 256 MiB. */

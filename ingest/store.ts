@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
-import { InvalidOptionError } from './errors.ts'
+import { InvalidOptionError } from '../core/index.ts'
 import { ROW_COLUMNS, ROW_FORMATS, type RowFormat } from './rows.ts'
 
 export type QueryParams = Record<string, unknown>

@@ -8,6 +8,10 @@ import * as monitor from '../monitor/index.ts'
 import * as query from '../query/index.ts'
 import * as deploy from '../deploy/index.ts'
 import * as collector from '../collector/index.ts'
+import * as core from '../core/index.ts'
+import * as workspace from '../workspace/index.ts'
+import * as alerting from '../alerting/index.ts'
+import * as desktop from '../desktop/index.ts'
 
 function readmes(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -21,7 +25,7 @@ function readmes(dir: string, out: string[] = []): string[] {
 
 const docs = readmes('.').join('\n')
 const catalogues: Record<string, Record<string, string>> = {}
-for (const [stage, mod] of Object.entries({ ingest, query, monitor, api, deploy, collector })) {
+for (const [stage, mod] of Object.entries({ core, ingest, query, monitor, workspace, alerting, desktop, api, deploy, collector })) {
   for (const [name, value] of Object.entries(mod)) {
     if (name.endsWith('_ERROR_CODES') && value !== null && typeof value === 'object') catalogues[`${stage}.${name}`] = value as Record<string, string>
   }

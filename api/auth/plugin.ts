@@ -2,13 +2,14 @@
 // bearer token → principal; then the route's scope, workspace and resource grant.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Sql } from '../db/index.ts'
-import { AuthInvalidError, AuthMissingError, ForbiddenError } from '../errors.ts'
-import type { Scope } from '../scopes.ts'
+import type { Sql } from '../../core/index.ts'
+import { AuthInvalidError, AuthMissingError } from '../../workspace/index.ts'
+import { ForbiddenError } from '../../core/index.ts'
+import type { Scope } from '../../workspace/index.ts'
 import type { Contract } from '../edge/contract.ts'
-import { canReach, type Principal, type TokenKind } from './tokens.ts'
-import type { TokenVerifier } from './verifier.ts'
-import { ACT_AS_GRANT_HEADER, grantPrincipal } from '../desktop/act-as.ts'
+import { canReach, type Principal, type TokenKind } from '../../workspace/index.ts'
+import type { TokenVerifier } from '../../workspace/index.ts'
+import { ACT_AS_GRANT_HEADER, grantPrincipal } from '../../desktop/index.ts'
 
 export interface RouteAuth {
   contract: Contract

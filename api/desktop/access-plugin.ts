@@ -4,8 +4,9 @@
 // the grant is known; the owner on the socket passes untouched.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { AuthMissingError, ForbiddenError } from '../errors.ts'
-import { grantRefusal } from './route-access.ts'
+import { AuthMissingError } from '../../workspace/index.ts'
+import { ForbiddenError } from '../../core/index.ts'
+import { grantRefusal } from '../../desktop/index.ts'
 
 async function grantAccessPlugin(app: FastifyInstance, opts: { loopback: boolean }): Promise<void> {
   app.addHook('onRequest', async (req) => {

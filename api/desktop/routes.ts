@@ -3,8 +3,8 @@
 // (the portal routes are api/portal/routes.ts). Registered only when the app runs as the desktop service.
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
-import { SETTINGS_PATCH_BODY } from './settings.ts'
-import type { DesktopPatch, DesktopService } from './service.ts'
+import { SETTINGS_PATCH_BODY } from '../../desktop/index.ts'
+import type { DesktopPatch, DesktopService } from '../../desktop/index.ts'
 
 const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
 const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: { type: 'string', format: 'uuid' } } } as const

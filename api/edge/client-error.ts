@@ -5,7 +5,8 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { BAD_REQUEST_CODE, REQUEST_TIMEOUT } from '../errors.ts'
+import { BAD_REQUEST_CODE } from '../../core/index.ts'
+import { REQUEST_TIMEOUT } from '../errors.ts'
 
 function answer(status: number, code: string, message: string): string {
   const body = JSON.stringify({ detail: [{ loc: [], msg: message, type: code }], error: { message, code } })

@@ -2,21 +2,8 @@
 // validation errors and Fastify's own errors, in the route's contract shape.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { contractOf } from './contract.ts'
-import { detail, toDetails, whereOf, type DetailItem } from './validation.ts'
+import { detail, toDetails, whereOf, type DetailItem } from '../../core/index.ts'
 import { INTERNAL } from '../errors.ts'
-
-/** A 422 carrying contract detail items (cloud) and a summary (desktop). */
-export class RequestInvalid extends Error {
-  readonly code = 'LOOKOUT_VALIDATION'
-  readonly statusCode: number
-  readonly details: DetailItem[]
-
-  constructor(details: DetailItem[], statusCode = 422) {
-    super(details.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '))
-    this.details = details
-    this.statusCode = statusCode
-  }
-}
 
 const RETRY_AFTER_SECONDS = '1'
 

@@ -1,6 +1,6 @@
 // The cloud routes an agent can call, with the scope each needs, for
 // GET P/agent-context. `P` stands for /v1/workspaces/{workspace_id}.
-import { SCOPES, type Scope } from '../scopes.ts'
+import { SCOPES, type Scope } from '../../workspace/index.ts'
 
 export interface CatalogueEntry {
   method: string

@@ -1,13 +1,13 @@
 // Identity routes: who am I, which workspaces, where the project API and tools
 // are, the effective API terms, and a start-up document for agents.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Database } from '../db/index.ts'
+import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { listWorkspaces, type Principal } from '../auth/tokens.ts'
-import { NotFoundError } from '../errors.ts'
-import { SCOPES } from '../scopes.ts'
-import { WORKSPACE_PARAMS } from '../resources/schemas.ts'
-import { activeStaff, getStaff } from '../services/staff.ts'
+import { listWorkspaces, type Principal } from '../../workspace/index.ts'
+import { NotFoundError } from '../../core/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { WORKSPACE_PARAMS } from '../../workspace/index.ts'
+import { activeStaff, getStaff } from '../../workspace/index.ts'
 import { ROUTE_CATALOGUE } from './catalogue.ts'
 
 export const API_VERSION = '1.9.0'

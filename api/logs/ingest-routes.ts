@@ -7,15 +7,15 @@ import {
   type IngestRequest, type IngestService, type DecodeFailure,
 } from '../../ingest/index.ts'
 import { BATCH_DOCS, LEGACY_DOCS, OTLP_DOCS } from '../openapi/ingest-docs.ts'
-import type { Sql } from '../db/index.ts'
+import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { canReach } from '../auth/tokens.ts'
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts'
-import { RequestInvalid } from '../edge/error-handler.ts'
-import { detail, toDetails } from '../edge/validation.ts'
-import { SCOPES } from '../scopes.ts'
-import { RESOURCE_PARAMS } from '../resources/schemas.ts'
-import { resourceExists } from '../resources/store.ts'
+import { canReach } from '../../workspace/index.ts'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../core/index.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail, toDetails } from '../../core/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { RESOURCE_PARAMS } from '../../workspace/index.ts'
+import { resourceExists } from '../../workspace/index.ts'
 import type { Contract } from '../edge/contract.ts'
 
 export interface IngestRoutesOptions {

@@ -7,17 +7,17 @@ import {
   TailUnavailableError, decodeCursor, encodeCursor, parseFilter, parseLastEventId,
   type FilterInput, type LogFilter, type ParamNames, type ParamProblem,
 } from '../../query/index.ts'
-import type { Sql } from '../db/index.ts'
+import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { canReach, type Principal } from '../auth/tokens.ts'
-import type { CursorCodec } from '../cursor.ts'
-import { ForbiddenError, NotFoundError } from '../errors.ts'
-import { RequestInvalid } from '../edge/error-handler.ts'
-import { detail } from '../edge/validation.ts'
+import { canReach, type Principal } from '../../workspace/index.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import { ForbiddenError, NotFoundError } from '../../core/index.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail } from '../../core/index.ts'
 import type { Contract } from '../edge/contract.ts'
-import { SCOPES } from '../scopes.ts'
-import { RESOURCE_PARAMS } from '../resources/schemas.ts'
-import { resourceExists } from '../resources/store.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { RESOURCE_PARAMS } from '../../workspace/index.ts'
+import { resourceExists } from '../../workspace/index.ts'
 
 export interface QueryRoutesOptions {
   db: Sql

@@ -1,11 +1,11 @@
 // Owner-only log sender management: named, write-only tokens holding exactly
 // logs:write on one resource, shown once; and the setup metadata a sender needs.
 import type { FastifyInstance } from 'fastify'
-import type { Sql } from '../db/index.ts'
+import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { createToken, listTokens, revokeToken } from '../auth/tokens.ts'
-import { NotFoundError } from '../errors.ts'
-import { getResource } from '../resources/store.ts'
+import { createToken, listTokens, revokeToken } from '../../workspace/index.ts'
+import { NotFoundError } from '../../core/index.ts'
+import { getResource } from '../../workspace/index.ts'
 
 export interface SenderRoutesOptions {
   db: Sql

@@ -4,9 +4,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { AuthInvalidError, AuthMissingError } from '../errors.ts'
-import { SCOPES } from '../scopes.ts'
-import type { IngestRouteLabel, LookoutMetrics } from './registry.ts'
+import { AuthInvalidError, AuthMissingError } from '../../workspace/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import type { IngestRouteLabel, LookoutMetrics } from '../../metrics/index.ts'
 
 export interface HttpMetricsOptions {
   metrics: LookoutMetrics

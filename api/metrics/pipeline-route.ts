@@ -4,8 +4,8 @@
 // its workspace may read them.
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
-import { ForbiddenError } from '../errors.ts'
-import type { PipelineSamples } from './samples.ts'
+import { ForbiddenError } from '../../core/index.ts'
+import type { PipelineSamples } from '../../metrics/index.ts'
 
 export async function pipelineRoute(app: FastifyInstance, opts: { samples: PipelineSamples | null }): Promise<void> {
   app.get('/v1/pipeline', {

@@ -7,18 +7,18 @@ import {
   revokeSource, sourceExists, toCheckView, IdTakenError, type Database, type SourceKind,
 } from '../../monitor/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { createToken, revokeToken, type Principal } from '../auth/tokens.ts'
-import type { CursorCodec } from '../cursor.ts'
-import { RequestInvalid } from '../edge/error-handler.ts'
-import { detail } from '../edge/validation.ts'
-import { NotFoundError } from '../errors.ts'
-import { RESOURCE_PARAMS } from '../resources/schemas.ts'
-import { resourceExists } from '../resources/store.ts'
-import { SCOPES } from '../scopes.ts'
+import { createToken, revokeToken, type Principal } from '../../workspace/index.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail } from '../../core/index.ts'
+import { NotFoundError } from '../../core/index.ts'
+import { RESOURCE_PARAMS } from '../../workspace/index.ts'
+import { resourceExists } from '../../workspace/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
 import { cloudNewCheck, cloudPatch, type MonitorChange } from './input.ts'
-import { MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY } from './schemas.ts'
+import { MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY } from '../../monitor/index.ts'
 import { openIncidents, statusOf } from './views.ts'
-import { alertDeliveriesView } from '../alerts/deliveries.ts'
+import { alertDeliveriesView } from '../../alerting/index.ts'
 
 export interface MonitoringRoutesOptions {
   db: Database

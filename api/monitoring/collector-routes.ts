@@ -8,8 +8,8 @@ import {
   acceptObservations, checksOfSource, checksTag, recordContact, sourceOfToken, type CollectorObservation, type CollectorSource, type Database,
 } from '../../monitor/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { AuthInvalidError } from '../errors.ts'
-import { SCOPES } from '../scopes.ts'
+import { AuthInvalidError } from '../../workspace/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
 import { COLLECTOR_CHECKS_QUERY, COLLECTOR_OBSERVATIONS } from './collector-schemas.ts'
 
 const AUTH = { auth: { contract: 'cloud', scope: SCOPES.monitorHeartbeat, kinds: ['collector'] } } as const

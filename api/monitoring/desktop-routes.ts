@@ -4,12 +4,12 @@
 import type { FastifyInstance } from 'fastify'
 import { checkAction, createCheck, editCheck, recordBeat, toCheckView, CheckNotFoundError, type CheckAction, type Database } from '../../monitor/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { canReach } from '../auth/tokens.ts'
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.ts'
-import { resourceExists } from '../resources/store.ts'
-import { SCOPES } from '../scopes.ts'
+import { canReach } from '../../workspace/index.ts'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../core/index.ts'
+import { resourceExists } from '../../workspace/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
 import { desktopFields, type DesktopCheckBody } from './input.ts'
-import { DESKTOP_ACTION, DESKTOP_CHECK, DESKTOP_MONITORING_QUERY, HEARTBEAT } from './schemas.ts'
+import { DESKTOP_ACTION, DESKTOP_CHECK, DESKTOP_MONITORING_QUERY, HEARTBEAT } from '../../monitor/index.ts'
 import { desktopOverview } from './views.ts'
 
 const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const

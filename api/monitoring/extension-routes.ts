@@ -3,10 +3,10 @@
 // pause / resume actions the cloud contract has no route for.
 import type { FastifyInstance } from 'fastify'
 import { checkAction, findCheck, listResults, toCheckView, CheckNotFoundError, MAX_RESULTS_LISTED, type Database } from '../../monitor/index.ts'
-import { NotFoundError } from '../errors.ts'
-import { RESOURCE_PARAMS } from '../resources/schemas.ts'
-import { resourceExists } from '../resources/store.ts'
-import { SCOPES } from '../scopes.ts'
+import { NotFoundError } from '../../core/index.ts'
+import { RESOURCE_PARAMS } from '../../workspace/index.ts'
+import { resourceExists } from '../../workspace/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id/monitoring'
 const uuid = { type: 'string', format: 'uuid' } as const

@@ -5,8 +5,8 @@ import {
   ALL_LOCATIONS, defaultLocation, parseConfig, parseCredentialRef, sourceOnResource,
   type CheckConfig, type CheckPatch, type CheckRow, type ConfigIssue, type CredentialRef, type Kind, type Location, type NewCheck, type Sql,
 } from '../../monitor/index.ts'
-import { RequestInvalid } from '../edge/error-handler.ts'
-import { detail, toDetails, type DetailItem } from '../edge/validation.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail, toDetails, type DetailItem } from '../../core/index.ts'
 
 /** Where the body's parts are, so one converter serves the cloud and desktop shapes. */
 export interface Places {

@@ -3,17 +3,16 @@
 // settings and the portal refresh are owner-only socket operations.
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
-import type { Database } from '../db/index.ts'
-import { BadRequestError, ForbiddenError, PortalOfflineError } from '../errors.ts'
-import { SCOPES } from '../scopes.ts'
-import { portalNotificationSource } from '../portal/notifications.ts'
+import type { Database } from '../../core/index.ts'
+import { BadRequestError, ForbiddenError } from '../../core/index.ts'
+import { PortalOfflineError } from '../../desktop/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { portalNotificationSource } from '../../desktop/index.ts'
 import {
   ACTIONS, FILTERS, listNotifications, notificationAction, readAll, readSettings, saveSettings, unreadCount,
-  type ListQuery, type NotificationAction,
-} from './store.ts'
+  type ListQuery, type NotificationAction, NOTIFICATIONS_MAX_LIMIT as MAX_LIMIT } from '../../alerting/index.ts'
 
 const uuid = { type: 'string', format: 'uuid' } as const
-export const MAX_LIMIT = 50
 
 const LIST_QUERY = {
   type: 'object',

@@ -3,7 +3,7 @@
 // conflicts and catalogue reviews, and the portal-backed reads.
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
-import type { PortalService } from './service.ts'
+import type { PortalService } from '../../desktop/index.ts'
 
 const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
 const uuid = { type: 'string', format: 'uuid' } as const

@@ -1,16 +1,16 @@
 // Cloud resource routes: register, list, read and edit.
 import type { FastifyInstance } from 'fastify'
-import type { Sql } from '../db/index.ts'
+import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import type { CursorCodec } from '../cursor.ts'
-import { ForbiddenError } from '../errors.ts'
-import { RequestInvalid } from '../edge/error-handler.ts'
-import { detail } from '../edge/validation.ts'
-import { SCOPES } from '../scopes.ts'
-import { RESOURCE_CREATE, RESOURCE_LIST_QUERY, RESOURCE_PARAMS, RESOURCE_SERVICE_PARAMS, RESOURCE_UPDATE, WORKSPACE_PARAMS } from './schemas.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import { ForbiddenError } from '../../core/index.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail } from '../../core/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { RESOURCE_CREATE, RESOURCE_LIST_QUERY, RESOURCE_PARAMS, RESOURCE_SERVICE_PARAMS, RESOURCE_UPDATE, WORKSPACE_PARAMS } from '../../workspace/index.ts'
 import {
   associateService, getResource, listResources, registerResource, updateResource, type ResourceInput, type ResourcePatch,
-} from './store.ts'
+} from '../../workspace/index.ts'
 
 export interface ResourceRoutesOptions {
   db: Sql

@@ -3,26 +3,26 @@
 // token whose staff member is live (see staff.ts). Writes carry an
 // idempotency key (see idempotency.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Database } from '../db/index.ts'
+import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import type { CursorCodec } from '../cursor.ts'
-import { RequestInvalid } from '../edge/error-handler.ts'
-import { detail } from '../edge/validation.ts'
-import { NotFoundError } from '../errors.ts'
-import { SCOPES } from '../scopes.ts'
-import { WORKSPACE_PARAMS } from '../resources/schemas.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail } from '../../core/index.ts'
+import { NotFoundError } from '../../core/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { WORKSPACE_PARAMS } from '../../workspace/index.ts'
 import {
   ENTRY_PARAMS, SERVICE_CREATE, SERVICE_LIST_QUERY, SERVICE_PARAMS, SERVICE_UPDATE, TIME_CORRECT, TIME_CREATE, TIME_VOID, USAGE_QUERY,
-} from './schemas.ts'
-import { idempotent } from './idempotency.ts'
-import { activeStaff, requireStaff, STAFF_PERMISSIONS } from './staff.ts'
+} from '../../workspace/index.ts'
+import { serviceIdempotent as idempotent } from '../../workspace/index.ts'
+import { activeStaff, requireStaff, STAFF_PERMISSIONS } from '../../workspace/index.ts'
 import {
   createService, getService, listServices, normalizeCreate, serviceExists, updateService, type ServiceInput, type ServicePatch,
-} from './store.ts'
+} from '../../workspace/index.ts'
 import {
   correctEntry, createEntry, listEntries, usageTotals, voidEntry, withoutInternalNotes,
-  type Actor, type TimeCorrectInput, type TimeCreateInput, type TimeEntry,
-} from './time.ts'
+  type TimeActor as Actor, type TimeCorrectInput, type TimeCreateInput, type TimeEntry,
+} from '../../workspace/index.ts'
 
 export interface ServiceRoutesOptions {
   db: Database

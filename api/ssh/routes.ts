@@ -2,18 +2,19 @@
 // response, error body or log line ever carries them (this plugin's error
 // handler drops the echoed input of validation errors before rendering).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Sql } from '../db/index.ts'
+import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { errorHandler, RequestInvalid } from '../edge/error-handler.ts'
-import { detail } from '../edge/validation.ts'
-import { NotFoundError, SecretKeyMissingError } from '../errors.ts'
-import { SCOPES } from '../scopes.ts'
-import { RESOURCE_PARAMS } from '../resources/schemas.ts'
-import { resourceExists } from '../resources/store.ts'
-import { SSH_KEY_SET } from './schemas.ts'
-import { checkPrivateKey } from './key.ts'
-import { SecretBox } from './secret-box.ts'
-import { deleteSshKey, getSshKey, putSshKey, type SshKeyInput } from './store.ts'
+import { errorHandler } from '../edge/error-handler.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail } from '../../core/index.ts'
+import { NotFoundError, SecretKeyMissingError } from '../../core/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { RESOURCE_PARAMS } from '../../workspace/index.ts'
+import { resourceExists } from '../../workspace/index.ts'
+import { SSH_KEY_SET } from '../../workspace/index.ts'
+import { checkPrivateKey } from '../../workspace/index.ts'
+import { SecretBox } from '../../core/index.ts'
+import { deleteSshKey, getSshKey, putSshKey, type SshKeyInput } from '../../workspace/index.ts'
 
 export interface SshRoutesOptions {
   db: Sql

@@ -3,9 +3,9 @@
 // registers the usage routes, which read what the recorder wrote.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import type { Database } from '../db/index.ts'
-import type { CursorCodec } from '../cursor.ts'
-import { RequestRecorder, type RecorderOptions } from './recorder.ts'
+import type { Database } from '../../core/index.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import { RequestRecorder, type RecorderOptions } from '../../workspace/index.ts'
 import { usageRoutes } from './routes.ts'
 
 export interface UsageOptions {

@@ -1,15 +1,15 @@
 // Usage routes: daily request totals per key with a consumption summary, and
 // the request history (metadata of single requests) for staff allowed to read it.
 import type { FastifyInstance } from 'fastify'
-import type { Database } from '../db/index.ts'
+import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import type { CursorCodec } from '../cursor.ts'
-import { RequestInvalid } from '../edge/error-handler.ts'
-import { detail } from '../edge/validation.ts'
-import { SCOPES } from '../scopes.ts'
-import { WORKSPACE_PARAMS } from '../resources/schemas.ts'
-import { requireStaff, STAFF_PERMISSIONS } from '../services/staff.ts'
-import type { RequestRecorder } from './recorder.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import { RequestInvalid } from '../../core/index.ts'
+import { detail } from '../../core/index.ts'
+import { SCOPES } from '../../workspace/index.ts'
+import { WORKSPACE_PARAMS } from '../../workspace/index.ts'
+import { requireStaff, STAFF_PERMISSIONS } from '../../workspace/index.ts'
+import type { RequestRecorder } from '../../workspace/index.ts'
 
 export interface UsageRoutesOptions {
   db: Database

@@ -3,16 +3,16 @@
 // (named with ?workspace_id= or X-Lookout-Workspace, else the first one).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
-import type { CursorCodec } from '../cursor.ts'
-import type { Database } from '../db/index.ts'
-import { BadRequestError } from '../errors.ts'
-import { wake } from '../outbound/wake.ts'
-import { RESTORE_BODY, restoreWebhooks } from './restore.ts'
-import { DELIVERIES_QUERY, DELIVERY_PARAMS, WEBHOOK_CREATE, WEBHOOK_PARAMS, WEBHOOK_PATCH, WORKSPACE_QUERY } from './schemas.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import type { Database } from '../../core/index.ts'
+import { BadRequestError } from '../../core/index.ts'
+import { wake } from '../../core/index.ts'
+import { RESTORE_BODY, restoreWebhooks } from '../../alerting/index.ts'
+import { DELIVERIES_QUERY, DELIVERY_PARAMS, WEBHOOK_CREATE, WEBHOOK_PARAMS, WEBHOOK_PATCH, WORKSPACE_QUERY } from '../../alerting/index.ts'
 import {
   createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView,
   updateSubscription, type DeliveryView, type SubscriptionInput, type SubscriptionPatch,
-} from './store.ts'
+} from '../../alerting/index.ts'
 
 export interface WebhookRoutesOptions {
   db: Database

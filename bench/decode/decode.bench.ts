@@ -5,11 +5,11 @@ import protobuf from 'protobufjs'
 import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
-import { RowWriter, newRowFields, resetRowFields, type RowFields } from '../../ingest/rows.ts'
-import type { DecodeContext } from '../../ingest/decode/context.ts'
-import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
-import { decodeOtlpJson } from '../../ingest/decode/otlp-json.ts'
-import { RecordSink, addAttr, childKey, doubleJson, uint64Decimal } from '../../ingest/decode/otlp-map.ts'
+import { RowWriter, newRowFields, resetRowFields, type RowFields } from '../../ingest/index.ts'
+import type { DecodeContext } from '../../ingest/index.ts'
+import { decodeOtlpProtobuf } from '../../ingest/index.ts'
+import { decodeOtlpJson } from '../../ingest/index.ts'
+import { RecordSink, addAttr, childKey, doubleJson, uint64Decimal } from '../../ingest/index.ts'
 
 const RECORDS = 1000
 const REQUESTS = 8

@@ -10,8 +10,8 @@ import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../.
 import { ROW_FORMATS } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { mib, percentile, rssSampler } from '../lib/stats.ts'
-import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
-import { newRowFields, RowWriter } from '../../ingest/rows.ts'
+import { decodeOtlpProtobuf } from '../../ingest/index.ts'
+import { newRowFields, RowWriter } from '../../ingest/index.ts'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)

@@ -5,9 +5,9 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { Pool } from 'undici'
-import { LookoutMetrics } from '../../api/metrics/registry.ts'
-import { httpMetrics } from '../../api/metrics/http.ts'
-import { createLogger } from '../../api/logging.ts'
+import { LookoutMetrics } from '../../metrics/index.ts'
+import { httpMetrics } from '../../api/index.ts'
+import { createLogger } from '../../core/index.ts'
 import { summarize } from '../lib/stats.ts'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000)

@@ -3,10 +3,10 @@
 import Fastify from 'fastify'
 import { Pool } from 'undici'
 import { PG_MIGRATIONS, RequestRecorder, TokenVerifier, createToken, createWorkspace, migrate, openPglite, type Database } from '../../api/index.ts'
-import { auth } from '../../api/auth/plugin.ts'
-import { healthRoutes } from '../../api/health.ts'
-import { requestUsage } from '../../api/usage/plugin.ts'
-import { CursorCodec } from '../../api/cursor.ts'
+import { auth } from '../../api/index.ts'
+import { healthRoutes } from '../../api/index.ts'
+import { requestUsage } from '../../api/index.ts'
+import { CursorCodec } from '../../core/index.ts'
 import { summarize } from '../lib/stats.ts'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2_000_000)

@@ -10,7 +10,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, request } from 'undici'
 import { PG_MIGRATIONS, WebhookWorker, createWorkspace, migrate, openPglite, type Database } from '../../api/index.ts'
-import { enqueueWebhookDeliveries } from '../../api/webhooks/enqueue.ts'
+import { enqueueWebhookDeliveries } from '../../workspace/index.ts'
 import { summarize } from '../lib/stats.ts'
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 2000)

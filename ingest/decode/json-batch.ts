@@ -1,12 +1,12 @@
 // The cloud JSON batch route: `{events: [...]}` validated whole, then encoded.
 import { BATCH_SCHEMA } from './schemas.ts'
-import { createAjv } from './ajv.ts'
+import { createAjv } from '../../core/index.ts'
 import { flattenInto } from './flatten.ts'
-import { issue, toIssues, type Issue } from './issues.ts'
+import { issue, toIssues, type Issue } from '../../core/index.ts'
 import type { DecodeContext } from './context.ts'
 import { resetRowFields, type RowWriter } from '../rows.ts'
 import { severityNumberFromText } from '../severity.ts'
-import { parseIsoTime } from '../time.ts'
+import { parseIsoTime } from '../../core/index.ts'
 
 const validateBatch = createAjv().compile(BATCH_SCHEMA)
 

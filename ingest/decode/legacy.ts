@@ -1,12 +1,12 @@
 // The desktop legacy route: `{resource_id, events}` with caller event ids,
 // zoned timestamps and the five legacy severities. Whole-batch validation.
 import { LEGACY_BATCH_SCHEMA, LIMITS } from './schemas.ts'
-import { createAjv } from './ajv.ts'
+import { createAjv } from '../../core/index.ts'
 import { flattenInto } from './flatten.ts'
-import { issue, toIssues, type Issue } from './issues.ts'
+import { issue, toIssues, type Issue } from '../../core/index.ts'
 import type { DecodeContext } from './context.ts'
 import { resetRowFields, type RowWriter } from '../rows.ts'
-import { parseIsoTime } from '../time.ts'
+import { parseIsoTime } from '../../core/index.ts'
 
 const validateLegacy = createAjv().compile(LEGACY_BATCH_SCHEMA)
 

@@ -1,6 +1,6 @@
 // The message between the API thread and a decoder worker.
 import type { ChunkSpan } from '../rows.ts'
-import type { Issue } from './issues.ts'
+import type { Issue } from '../../core/index.ts'
 
 export const INGEST_ROUTES = { json: 'json', otlp: 'otlp', legacy: 'legacy' } as const
 export type IngestRoute = (typeof INGEST_ROUTES)[keyof typeof INGEST_ROUTES]

@@ -3,8 +3,8 @@
 // dispatcher (names resolved by an injected resolver, the check itself real).
 import t from 'tap'
 import { alertPolicy, classifyAddress, safeAgent, WEBHOOK_POLICY } from '../../api/index.ts'
-import { addressProblem } from '../../api/alerts/channels.ts'
-import { postJson } from '../../api/outbound/http.ts'
+import { addressProblem } from '../../alerting/alerts/channels.ts'
+import { postJson } from '../../core/outbound/http.ts'
 import { startHttpReceiver } from './receivers.ts'
 
 const http = await startHttpReceiver()

@@ -7,7 +7,7 @@ import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openPglite } from '../../api/index.ts'
 import { loadConfig } from '../../deploy/index.ts'
-import { readTemplate, templatePath } from '../../api/db/pglite-template.ts'
+import { readTemplate, templatePath } from '../../core/db/pglite-template.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'lookout-pglite-template-'))
 t.teardown(() => rmSync(root, { recursive: true, force: true }))

@@ -1,8 +1,8 @@
 // The forwarding queue's pure parts: cutting stored rows into cloud-sized
 // batches, and a stored row as a cloud JSON batch event.
 import t from 'tap'
-import { splitRows } from '../../api/desktop/forward-queue.ts'
-import { cloudBatchBody, cloudEventOf, isoFromNs } from '../../api/desktop/forward-batch.ts'
+import { splitRows } from '../../desktop/forward-queue.ts'
+import { cloudBatchBody, cloudEventOf, isoFromNs } from '../../desktop/forward-batch.ts'
 
 const row = (i: number, message = `m${i}`) => JSON.stringify({
   workspace_id: 'w', resource_id: 'r', received_at: 1, batch_id: 'b',

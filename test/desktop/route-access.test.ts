@@ -103,7 +103,7 @@ t.test('a route added without a decision is refused to every grant at run time',
 })
 
 t.test('the README\'s route-access table is the code\'s table', async (t) => {
-  const readme = readFileSync('api/desktop/README.md', 'utf8')
+  const readme = readFileSync('desktop/README.md', 'utf8')
   const section = readme.slice(readme.indexOf('## Route access'))
   const rows = new Map<string, string>()
   for (const m of section.matchAll(/^\| (GET|POST|PUT|PATCH|DELETE) \| `([^`]+)` \| ([^|]+) \|/gm)) rows.set(`${m[1]} ${m[2]}`, (m[3] as string).trim())

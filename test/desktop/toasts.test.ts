@@ -6,7 +6,7 @@
 // without a session bus the status says so and the inbox is the record.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { DbusToasts } from '../../deploy/desktop/toasts.ts'
+import { DbusToasts } from '../../desktop/toasts.ts'
 import { startTestDesktop, type TestDesktop } from './desktop-helpers.ts'
 import { startSessionBus } from './session-bus.ts'
 import { closedPort, waitFor } from '../alerts/receivers.ts'

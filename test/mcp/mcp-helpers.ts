@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Ajv, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import { TOOL_ERROR_SCHEMA } from '../../deploy/mcp/server.ts'
+import { TOOL_ERROR_SCHEMA } from '../../desktop/mcp/server.ts'
 
 export interface ToolResult {
   isError: boolean

@@ -6,9 +6,9 @@
 // Against a real `lookout desktop` child process (the tool server needs one to start).
 import t from 'tap'
 import { PORTAL_REQUEST_SCHEMAS as Q } from '../../api/index.ts'
-import { toJsonSchema } from '../../deploy/mcp/schema.ts'
-import { TOOL_ERROR_SCHEMA } from '../../deploy/mcp/server.ts'
-import { TOOLS } from '../../deploy/mcp/tools.ts'
+import { toJsonSchema } from '../../desktop/mcp/schema.ts'
+import { TOOL_ERROR_SCHEMA } from '../../desktop/mcp/server.ts'
+import { TOOLS } from '../../desktop/mcp/tools.ts'
 import { startDesktopProcess } from '../desktop/desktop-helpers.ts'
 import { connectMcp } from './mcp-helpers.ts'
 

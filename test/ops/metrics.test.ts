@@ -19,7 +19,7 @@ interface DocRow { type: string; labels?: string; meaning: string }
 
 /** The metric tables of api/metrics/README.md: `| \`name\` | type | labels | meaning |` or `| \`name\` | type | meaning |`. */
 function documentedMetrics(): Map<string, DocRow> {
-  const readme = readFileSync(new URL('../../api/metrics/README.md', import.meta.url), 'utf8')
+  const readme = readFileSync(new URL('../../metrics/README.md', import.meta.url), 'utf8')
   const rows = new Map<string, DocRow>()
   for (const line of readme.split('\n')) {
     const cells = /^\| `([a-z_:][a-z0-9_:]*)` \|(.*)\|$/.exec(line)

@@ -2,7 +2,7 @@
 // including the signature's last one, whose unused bits decode to the same bytes.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { CursorCodec } from '../../api/cursor.ts'
+import { CursorCodec } from '../../core/cursor.ts'
 
 t.test('a cursor reads back; every one-character alteration is refused', async (t) => {
   const codec = new CursorCodec(randomBytes(32))

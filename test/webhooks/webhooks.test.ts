@@ -10,7 +10,7 @@ import { ManualClock } from '../../monitor/index.ts'
 import {
   MemoryReceiptStore, WebhookReceiver, WebhookWorker, retryDelay, webhookSignature, type ReceiveResult,
 } from '../../api/index.ts'
-import { enqueueWebhookDeliveries } from '../../api/webhooks/enqueue.ts'
+import { enqueueWebhookDeliveries } from '../../workspace/projects/store/fanout.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { startHttpReceiver, type Received } from '../alerts/receivers.ts'
 

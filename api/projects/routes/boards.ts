@@ -1,9 +1,9 @@
 // Cloud boards: list, create, rename / archive / restore.
 import type { FastifyInstance } from 'fastify'
-import { BOARD_ACTION, BOARD_CREATE, FILTER_QUERY } from '../schemas/cloud.ts'
-import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../schemas/fields.ts'
-import { boardAction, createBoard, listBoards, type BoardActionInput } from '../store/boards.ts'
-import type { ItemFilters } from '../store/lists.ts'
+import { BOARD_ACTION, BOARD_CREATE, FILTER_QUERY } from '../../../workspace/index.ts'
+import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../../../workspace/index.ts'
+import { boardAction, createBoard, listBoards, type BoardActionInput } from '../../../workspace/index.ts'
+import type { ItemFilters } from '../../../workspace/index.ts'
 import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
 
 export type FilterQuery = ItemFilters & { cursor?: string; limit: number }

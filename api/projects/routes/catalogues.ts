@@ -1,9 +1,9 @@
 // Cloud catalogues: board statuses (BoardConfigure) and task taxonomy (TaxonomyConfigure).
 import type { FastifyInstance } from 'fastify'
-import { BOARD_CONFIGURE, FILTER_QUERY, TAXONOMY_CONFIGURE } from '../schemas/cloud.ts'
-import { WORKSPACE_PARAMS } from '../schemas/fields.ts'
-import { configureStatuses, statusCatalogue, type BoardConfigureInput } from '../store/statuses.ts'
-import { configureTaxonomy, taxonomyCatalogue, type TaxonomyInput } from '../store/taxonomy.ts'
+import { BOARD_CONFIGURE, FILTER_QUERY, TAXONOMY_CONFIGURE } from '../../../workspace/index.ts'
+import { WORKSPACE_PARAMS } from '../../../workspace/index.ts'
+import { configureStatuses, statusCatalogue, type BoardConfigureInput } from '../../../workspace/index.ts'
+import { configureTaxonomy, taxonomyCatalogue, type TaxonomyInput } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
 import { CLOUD_READ, CLOUD_WRITE, P, ctxOf, parts, type ProjectRouteOptions } from './common.ts'
 

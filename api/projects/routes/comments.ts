@@ -1,10 +1,10 @@
 // Cloud task comments: list, create, edit, delete.
 import type { FastifyInstance } from 'fastify'
-import { COMMENT_CREATE, COMMENT_UPDATE, FILTER_QUERY, REVISION_INPUT } from '../schemas/cloud.ts'
-import { COMMENT_PARAMS, ITEM_PARAMS } from '../schemas/fields.ts'
-import { commentedTask, createComment, deleteComment, updateComment, type CommentCreateInput } from '../store/comments.ts'
-import { seesInternal } from '../store/context.ts'
-import { listComments } from '../store/lists.ts'
+import { COMMENT_CREATE, COMMENT_UPDATE, FILTER_QUERY, REVISION_INPUT } from '../../../workspace/index.ts'
+import { COMMENT_PARAMS, ITEM_PARAMS } from '../../../workspace/index.ts'
+import { commentedTask, createComment, deleteComment, updateComment, type CommentCreateInput } from '../../../workspace/index.ts'
+import { seesInternal } from '../../../workspace/index.ts'
+import { listComments } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
 import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
 

@@ -1,14 +1,14 @@
 // What every project route plugin shares: options, auth configs, the acting
 // context, cursors and id normalisation.
 import type { FastifyRequest } from 'fastify'
-import type { Database } from '../../db/index.ts'
-import type { CursorCodec } from '../../cursor.ts'
+import type { Database } from '../../../core/index.ts'
+import type { CursorCodec } from '../../../core/index.ts'
 import { principalOf } from '../../auth/plugin.ts'
-import { SCOPES } from '../../scopes.ts'
-import { RequestInvalid } from '../../edge/error-handler.ts'
-import { detail } from '../../edge/validation.ts'
-import { actorOf, type ProjectCtx } from '../store/context.ts'
-import type { Page } from '../store/lists.ts'
+import { SCOPES } from '../../../workspace/index.ts'
+import { RequestInvalid } from '../../../core/index.ts'
+import { detail } from '../../../core/index.ts'
+import { actorOf, type ProjectCtx } from '../../../workspace/index.ts'
+import type { Page } from '../../../workspace/index.ts'
 
 export interface ProjectRouteOptions {
   db: Database

@@ -1,16 +1,16 @@
 // Desktop catalogues: boards, members, statuses, taxonomy and edges.
 import type { FastifyInstance } from 'fastify'
-import { ID_PARAMS } from '../schemas/fields.ts'
+import { ID_PARAMS } from '../../../workspace/index.ts'
 import {
   BOARDS_QUERY, EDGE_CREATE, EDGES_QUERY, REVISION_MUTATION, STATUSES_QUERY, STATUS_CONFIGURE, TAXONOMY_QUERY, TAXONOMY_WRITE, HISTORY_QUERY,
-} from '../schemas/desktop.ts'
-import { listBoards } from '../store/boards.ts'
-import { ensureProject } from '../store/defaults.ts'
-import { insertEdge, listEdges, tombstoneEdge, type EdgeInput } from '../store/edges.ts'
-import { idempotent } from '../store/idempotency.ts'
-import { configureStatusesIn, statusCatalogue, type BoardConfigureInput } from '../store/statuses.ts'
-import { configureTaxonomyIn, taxonomyCatalogue, type TaxonomyInput } from '../store/taxonomy.ts'
-import { members } from '../store/views.ts'
+} from '../../../workspace/index.ts'
+import { listBoards } from '../../../workspace/index.ts'
+import { ensureProject } from '../../../workspace/index.ts'
+import { insertEdge, listEdges, tombstoneEdge, type EdgeInput } from '../../../workspace/index.ts'
+import { projectIdempotent as idempotent } from '../../../workspace/index.ts'
+import { configureStatusesIn, statusCatalogue, type BoardConfigureInput } from '../../../workspace/index.ts'
+import { configureTaxonomyIn, taxonomyCatalogue, type TaxonomyInput } from '../../../workspace/index.ts'
+import { members } from '../../../workspace/index.ts'
 import { DESKTOP_READ, DESKTOP_WRITE, afterKey, pageBody, parts, type ProjectRouteOptions } from './common.ts'
 import { desktopCtx } from './desktop-items.ts'
 

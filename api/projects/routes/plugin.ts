@@ -1,6 +1,7 @@
 // The project area's route groups, registered as one plugin from api/app.ts.
 import type { FastifyError, FastifyInstance } from 'fastify'
-import { RequestInvalid, errorHandler } from '../../edge/error-handler.ts'
+import { RequestInvalid } from '../../../core/index.ts'
+import { errorHandler } from '../../edge/error-handler.ts'
 import { boardRoutes } from './boards.ts'
 import { catalogueRoutes } from './catalogues.ts'
 import { commentRoutes } from './comments.ts'
@@ -12,7 +13,7 @@ import { noteRoutes } from './notes.ts'
 import { taskRoutes } from './tasks.ts'
 import { ticketRoutes } from './tickets.ts'
 import { viewRoutes } from './views.ts'
-import { rewriteOldIds } from '../../portal/id-map.ts'
+import { rewriteOldIds } from '../../../desktop/index.ts'
 
 async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): Promise<void> {
   // Checks made in code raise the cloud's 422; the desktop contract has no 422, its malformed request is a 400.

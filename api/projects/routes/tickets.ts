@@ -3,11 +3,11 @@
 // schemas but shows no route for them; these are Lookout's own.
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../../auth/plugin.ts'
-import { canReach } from '../../auth/tokens.ts'
-import { ForbiddenError } from '../../errors.ts'
-import { FILTER_QUERY, REPLY, TICKET_CREATE } from '../schemas/cloud.ts'
-import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../schemas/fields.ts'
-import { createTicket, getTicket, replyToTicket, type ReplyInput, type TicketCreateInput } from '../store/tickets.ts'
+import { canReach } from '../../../workspace/index.ts'
+import { ForbiddenError } from '../../../core/index.ts'
+import { FILTER_QUERY, REPLY, TICKET_CREATE } from '../../../workspace/index.ts'
+import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../../../workspace/index.ts'
+import { createTicket, getTicket, replyToTicket, type ReplyInput, type TicketCreateInput } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
 import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
 

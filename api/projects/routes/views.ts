@@ -1,9 +1,9 @@
 // Cloud project views: overview, timeline, activity feed, assignees.
 import type { FastifyInstance } from 'fastify'
-import { FILTER_QUERY } from '../schemas/cloud.ts'
-import { WORKSPACE_PARAMS } from '../schemas/fields.ts'
-import { listActivity } from '../store/lists.ts'
-import { members, overview, timeline } from '../store/views.ts'
+import { FILTER_QUERY } from '../../../workspace/index.ts'
+import { WORKSPACE_PARAMS } from '../../../workspace/index.ts'
+import { listActivity } from '../../../workspace/index.ts'
+import { members, overview, timeline } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
 import { CLOUD_READ, P, afterKey, ctxOf, cursorAfter, pageBody, parts, type ProjectRouteOptions } from './common.ts'
 import { filtersOf } from './tasks.ts'

@@ -1,0 +1,77 @@
+// Who receives a resource's incidents: destinations routed to the resource
+// (route not paused) that are verified, not paused and not removed; a personal
+// destination also needs its owner's subscription to have the channel on
+// (the monitoring subscription's defaults when the owner saved nothing).
+import { DEFAULT_CHANNELS } from '../../monitor/index.ts'
+import type { Sql } from '../../core/index.ts'
+import type { Channel } from './channels.ts'
+import { policyOf, type PolicyConfiguration } from './schemas.ts'
+
+export interface Target {
+  id: string
+  channel: Channel
+}
+
+interface TargetRow {
+  id: string
+  channel: Channel
+  shared: boolean
+  channels: Record<string, string> | null
+  unsubscribed: boolean | null
+}
+
+function gate(rows: readonly TargetRow[]): Target[] {
+  const out: Target[] = []
+  for (const r of rows) {
+    if (!r.shared) {
+      if (r.unsubscribed === true) continue
+      const state = r.channels?.[r.channel] ?? DEFAULT_CHANNELS[r.channel] ?? 'off'
+      if (state !== 'on') continue
+    }
+    out.push({ id: r.id, channel: r.channel })
+  }
+  return out
+}
+
+const USABLE = 'd.removed_at IS NULL AND d.verified_at IS NOT NULL AND NOT d.paused'
+const SUBSCRIPTION_JOIN = `LEFT JOIN monitor_subscriptions s ON s.workspace_id = d.workspace_id AND s.resource_id = $1 AND s.subscriber = d.owner`
+
+/** Routed, usable destinations of a resource. */
+export async function routedTargets(tx: Sql, rid: string): Promise<Target[]> {
+  const r = await tx.query<TargetRow>(
+    `SELECT d.id, d.channel, d.shared, s.channels, s.unsubscribed
+     FROM alert_routes rt JOIN alert_destinations d ON d.id = rt.destination_id ${SUBSCRIPTION_JOIN}
+     WHERE rt.resource_id = $1 AND NOT rt.paused AND ${USABLE} ORDER BY d.created_at, d.id`, [rid])
+  return gate(r.rows)
+}
+
+/** Usable destinations among `ids` (an escalation level), judged for the resource's subscriptions. */
+export async function targetsAmong(tx: Sql, ws: string, rid: string, ids: readonly string[]): Promise<Target[]> {
+  if (ids.length === 0) return []
+  const r = await tx.query<TargetRow>(
+    `SELECT d.id, d.channel, d.shared, s.channels, s.unsubscribed
+     FROM alert_destinations d ${SUBSCRIPTION_JOIN}
+     WHERE d.id = ANY($2::uuid[]) AND d.workspace_id = $3 AND ${USABLE} ORDER BY d.created_at, d.id`, [rid, [...ids], ws])
+  return gate(r.rows)
+}
+
+export interface PolicyRow {
+  enabled: boolean
+  configuration: PolicyConfiguration
+  revision: number
+  updated_at: string | null
+}
+
+/** The resource's policy, or the defaults (revision 0) when none was saved. */
+export async function readPolicy(db: Sql, rid: string): Promise<PolicyRow> {
+  const r = await db.query<{ enabled: boolean; configuration: Partial<PolicyConfiguration>; revision: number; updated_at: Date }>(
+    'SELECT enabled, configuration, revision, updated_at FROM alert_policies WHERE resource_id = $1', [rid])
+  const row = r.rows[0]
+  if (row === undefined) return { enabled: true, configuration: policyOf(null), revision: 0, updated_at: null }
+  return { enabled: row.enabled, configuration: policyOf(row.configuration), revision: row.revision, updated_at: new Date(row.updated_at).toISOString() }
+}
+
+/** Whether an incident of this severity and event kind alerts under the policy. */
+export function policyAlerts(p: PolicyRow, event: 'opened' | 'closed', severity: string): boolean {
+  return p.enabled && p.configuration.events.includes(event) && (p.configuration.severities as string[]).includes(severity)
+}

@@ -1,0 +1,42 @@
+// PostgreSQL schema of the local notification inbox (api/notifications/README.md).
+import type { MigrationSet } from '../../core/index.ts'
+
+export const NOTIFICATION_MIGRATIONS: MigrationSet = {
+  stage: 'notifications',
+  migrations: [
+    {
+      version: 1,
+      name: 'notifications, toast claims, settings',
+      sql: `
+        CREATE TABLE notifications (
+          id uuid PRIMARY KEY,
+          seq bigserial,
+          workspace_id uuid NOT NULL REFERENCES workspaces(id),
+          source_event_id uuid UNIQUE,
+          kind text NOT NULL,
+          severity text NOT NULL,
+          resource_id uuid,
+          incident_id uuid,
+          title text NOT NULL,
+          body text NOT NULL,
+          read_at timestamptz,
+          archived_at timestamptz,
+          toast_claimed_at timestamptz,
+          toast_state text,
+          created_at timestamptz NOT NULL
+        );
+        CREATE INDEX notifications_inbox ON notifications (workspace_id, seq DESC);
+        CREATE INDEX notifications_toast ON notifications (seq) WHERE toast_claimed_at IS NULL;
+        CREATE INDEX notifications_age ON notifications (created_at);
+
+        CREATE TABLE notification_settings (
+          workspace_id uuid NOT NULL REFERENCES workspaces(id),
+          key text NOT NULL,
+          value jsonb NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (workspace_id, key)
+        );
+      `,
+    },
+  ],
+}

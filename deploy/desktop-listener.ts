@@ -1,0 +1,19 @@
+// The desktop service's optional HTTP listener: the same API as the socket
+// minus the owner, built with the loopback edge (api/desktop/loopback.ts) and
+// bound to 127.0.0.1 only; the port is the only thing settings choose.
+import { buildApp, registeredRoutes, type AppOptions, type LoopbackHandle } from '../api/index.ts'
+
+export const LOOPBACK_HOST = '127.0.0.1'
+
+export async function openLoopback(base: AppOptions, port: number): Promise<LoopbackHandle> {
+  // The desktop OTLP contract on the shared OTLP path; no /metrics route (it has its own token).
+  const app = await buildApp({ ...base, loopback: true, otlpContract: 'desktop', metricsToken: undefined, desktop: base.desktop })
+  let url: string
+  try {
+    url = await app.listen({ host: LOOPBACK_HOST, port })
+  } catch (err) {
+    await app.close()
+    throw err
+  }
+  return { url, port, routes: registeredRoutes(app), close: () => app.close() }
+}

@@ -1,0 +1,257 @@
+// Catalogue snapshots before tasks: boards, each board's statuses and (with
+// task-taxonomy-v1) the types and labels, matched between the desktop and the
+// portal by id, else by name; local-only entries are created on the portal,
+// portal-only entries locally, and both sides adopt the portal's ids. Matched
+// entries are merged three ways against the last agreed value: a change on one
+// side is carried to the other; changes on both sides that differ open a
+// review (portal_reviews) the owner resolves; nothing is overwritten silently.
+import { createHash, randomBytes } from 'node:crypto'
+import type { Database, Sql } from '../../core/index.ts'
+import { forgetDefaultBoard } from '../../workspace/index.ts'
+import { adoptId } from './id-map.ts'
+import { portalCall, type PortalTarget } from './client.ts'
+
+interface Entry { id: string; value: Record<string, unknown> }
+type Kind = 'status' | 'type' | 'label'
+
+/** A uuid derived from a name: the idempotency key of a board creation is the same on every retry. */
+export function derivedUuid(...parts: string[]): string {
+  const h = createHash('sha256').update(parts.join('\u0000')).digest('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+/** Key order does not count (values come back from jsonb with their keys reordered). */
+const canon = (v: Record<string, unknown>) => JSON.stringify(Object.keys(v).sort().map((k) => [k, v[k]]))
+const same = (a: Record<string, unknown>, b: Record<string, unknown>) => canon(a) === canon(b)
+const token = () => randomBytes(32).toString('hex')
+
+export interface CatalogueContext {
+  db: Database
+  ws: string
+  portalWs: string
+  target: PortalTarget
+  taxonomy: boolean
+}
+
+const P = (c: CatalogueContext) => `/v1/workspaces/${c.portalWs}/project`
+
+async function base(db: Sql, ws: string, id: string): Promise<Record<string, unknown> | undefined> {
+  const r = await db.query<{ value: Record<string, unknown> }>('SELECT value FROM portal_catalogue_base WHERE workspace_id = $1 AND id = $2', [ws, id])
+  return r.rows[0]?.value
+}
+
+async function setBase(db: Sql, ws: string, kind: string, id: string, value: Record<string, unknown>): Promise<void> {
+  await db.query(
+    `INSERT INTO portal_catalogue_base (workspace_id, kind, id, value) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (workspace_id, id) DO UPDATE SET value = EXCLUDED.value`, [ws, kind, id, JSON.stringify(value)])
+}
+
+async function openReview(db: Sql, ws: string, kind: string, id: string, local: Record<string, unknown>, portal: Record<string, unknown>): Promise<void> {
+  await db.query(
+    `INSERT INTO portal_reviews (id, workspace_id, kind, entry_id, local_value, portal_value) VALUES (gen_random_uuid(), $1, $2, $3, $4, $5)
+     ON CONFLICT (workspace_id, entry_id) WHERE state = 'open' DO UPDATE SET local_value = EXCLUDED.local_value, portal_value = EXCLUDED.portal_value`,
+    [ws, kind, id, JSON.stringify(local), JSON.stringify(portal)])
+}
+
+async function hasOpenReview(db: Sql, ws: string, id: string): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM portal_reviews WHERE workspace_id = $1 AND entry_id = $2 AND state = 'open'`, [ws, id])
+  return r.rows.length > 0
+}
+
+/** Writes a catalogue entry's values locally (the portal's change), renewing the local catalogue token. */
+export async function writeLocal(db: Sql, ws: string, kind: Kind, id: string, v: Record<string, unknown>, boardId?: string): Promise<void> {
+  if (kind === 'status') {
+    await db.query('UPDATE project_statuses SET name = $3, category = $4, color = $5, updated_at = now() WHERE workspace_id = $1 AND id = $2',
+      [ws, id, v.name, v.category, v.color])
+    await db.query('UPDATE project_boards SET statuses_token = $3 WHERE workspace_id = $1 AND id = $2', [ws, boardId, token()])
+  } else {
+    await db.query(
+      `UPDATE project_taxonomy SET name = $3, icon = $4, archived_at = CASE WHEN $5::boolean THEN coalesce(archived_at, now()) ELSE NULL END,
+         updated_at = now() WHERE workspace_id = $1 AND id = $2`, [ws, id, v.name, v.icon ?? null, v.archived === true])
+    await db.query('UPDATE project_workspaces SET taxonomy_token = $2 WHERE workspace_id = $1', [ws, token()])
+  }
+}
+
+/**
+ * Merges one catalogue: `push` carries a local change (or creation) to the
+ * portal and returns the portal's id; `insert` creates a portal-only entry locally.
+ */
+async function merge(c: CatalogueContext, kind: Kind, local: Entry[], portal: Entry[], ops: {
+  push(e: Entry, existing: string | null): Promise<string>
+  insert(e: Entry): Promise<void>
+  write(id: string, v: Record<string, unknown>): Promise<void>
+}): Promise<void> {
+  const byId = new Map(portal.map((p) => [p.id, p]))
+  const byName = new Map(portal.map((p) => [String(p.value.name).toLowerCase(), p]))
+  const matched = new Set<string>()
+  for (const l of local) {
+    let p = byId.get(l.id)
+    if (p === undefined) {
+      const named = byName.get(String(l.value.name).toLowerCase())
+      if (named !== undefined && !matched.has(named.id) && !local.some((x) => x.id === named.id)) {
+        await c.db.transaction((tx) => adoptId(tx, c.ws, kind, l.id, named.id))
+        l.id = named.id
+        p = named
+      }
+    }
+    if (p === undefined) {
+      // Local only: created on the portal, then the local entry takes the portal's id.
+      const id = await ops.push(l, null)
+      await c.db.transaction((tx) => adoptId(tx, c.ws, kind, l.id, id))
+      await setBase(c.db, c.ws, kind, id, l.value)
+      matched.add(id)
+      continue
+    }
+    matched.add(p.id)
+    const b = await base(c.db, c.ws, p.id)
+    if (same(l.value, p.value)) {
+      if (b === undefined || !same(b, p.value)) await setBase(c.db, c.ws, kind, p.id, p.value)
+      continue
+    }
+    if (await hasOpenReview(c.db, c.ws, p.id)) continue
+    const localChanged = b === undefined ? false : !same(l.value, b)
+    const portalChanged = b === undefined ? true : !same(p.value, b)
+    if (localChanged && portalChanged) {
+      await openReview(c.db, c.ws, kind, p.id, l.value, p.value)
+    } else if (localChanged) {
+      await ops.push(l, p.id)
+      await setBase(c.db, c.ws, kind, p.id, l.value)
+    } else {
+      await ops.write(p.id, p.value)
+      await setBase(c.db, c.ws, kind, p.id, p.value)
+    }
+  }
+  for (const p of portal) {
+    if (matched.has(p.id)) continue
+    await ops.insert(p)
+    await setBase(c.db, c.ws, kind, p.id, p.value)
+  }
+}
+
+type BoardView = { id: string; name: string; is_default: boolean }
+
+/** Every board of the portal, live or (archived) the archive, page by page. */
+async function portalBoards(c: CatalogueContext, archived: boolean): Promise<BoardView[]> {
+  const out: BoardView[] = []
+  let cursor: string | undefined
+  do {
+    const r = await portalCall<{ items: BoardView[]; next_cursor: string | null }>(c.target, 'GET', `${P(c)}/boards`, undefined, { query: { limit: 100, archived, cursor } })
+    out.push(...r.body.items)
+    cursor = r.body.next_cursor ?? undefined
+  } while (cursor !== undefined)
+  return out
+}
+
+async function syncBoards(c: CatalogueContext): Promise<string[]> {
+  const portal = await portalBoards(c, false)
+  const local = (await c.db.query<{ id: string; name: string; is_default: boolean }>(
+    `SELECT b.id, b.name, b.id = w.default_board_id AS is_default FROM project_boards b JOIN project_workspaces w ON w.workspace_id = b.workspace_id
+     WHERE b.workspace_id = $1 AND b.archived_at IS NULL ORDER BY b.seq`, [c.ws])).rows
+  const portalDefault = portal.find((b) => b.is_default)
+  const localDefault = local.find((b) => b.is_default)
+  if (portalDefault !== undefined && localDefault !== undefined && portalDefault.id !== localDefault.id) {
+    await c.db.transaction((tx) => adoptId(tx, c.ws, 'board', localDefault.id, portalDefault.id))
+    forgetDefaultBoard(c.db, c.ws)
+    localDefault.id = portalDefault.id
+  }
+  const portalIds = new Set(portal.map((b) => b.id))
+  for (const b of local) {
+    if (portalIds.has(b.id)) continue
+    // The portal takes the desktop's board id (client-chosen board_id), so the id does not change.
+    await portalCall(c.target, 'POST', `${P(c)}/boards`, { idempotency_key: derivedUuid('board', c.ws, b.id), board_id: b.id, name: b.name })
+    portalIds.add(b.id)
+  }
+  const localIds = new Set(local.map((b) => b.id))
+  for (const b of portal) {
+    if (localIds.has(b.id)) continue
+    await c.db.query('INSERT INTO project_boards (id, workspace_id, name, statuses_token) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [b.id, c.ws, b.name, token()])
+  }
+  // Archived portal boards still hold tasks: they exist here too (archived), so those tasks can be pulled.
+  for (const b of await portalBoards(c, true)) {
+    await c.db.query(
+      `INSERT INTO project_boards (id, workspace_id, name, statuses_token, archived_at) VALUES ($1, $2, $3, $4, now()) ON CONFLICT (id) DO NOTHING`,
+      [b.id, c.ws, b.name, token()])
+  }
+  return [...portalIds]
+}
+
+type StatusView = { id: string; name: string; category: string; color: string; position: number; is_default: boolean }
+
+async function syncStatuses(c: CatalogueContext, boardId: string): Promise<void> {
+  const read = () => portalCall<{ revision: string; items: StatusView[] }>(c.target, 'GET', `${P(c)}/statuses`, undefined, { query: { board_id: boardId } })
+  const portal = (await read()).body.items
+  const local = (await c.db.query<StatusView>(
+    'SELECT id, name, category, color FROM project_statuses WHERE workspace_id = $1 AND board_id = $2 AND retired_at IS NULL ORDER BY position, id',
+    [c.ws, boardId])).rows
+  const val = (s: StatusView) => ({ name: s.name, category: s.category, color: s.color })
+  await merge(c, 'status', local.map((s) => ({ id: s.id, value: val(s) })), portal.map((s) => ({ id: s.id, value: val(s) })), {
+    push: async (e, existing) => {
+      const rev = (await read()).body.revision
+      const body = existing === null
+        ? { board_id: boardId, revision: rev, action: 'create', ...e.value }
+        : { board_id: boardId, revision: rev, action: 'update', status_id: existing, ...e.value }
+      const out = await portalCall<{ items: StatusView[] }>(c.target, 'POST', `${P(c)}/statuses`, body)
+      return existing ?? (out.body.items.find((s) => s.name.toLowerCase() === String(e.value.name).toLowerCase()) as StatusView).id
+    },
+    insert: async (e) => {
+      const pos = portal.find((s) => s.id === e.id)?.position ?? 0
+      await c.db.query(
+        `INSERT INTO project_statuses (id, workspace_id, board_id, name, category, color, position, is_default)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, false) ON CONFLICT (id) DO NOTHING`,
+        [e.id, c.ws, boardId, e.value.name, e.value.category, e.value.color, pos])
+      await c.db.query('UPDATE project_boards SET statuses_token = $3 WHERE workspace_id = $1 AND id = $2', [c.ws, boardId, token()])
+    },
+    write: (id, v) => writeLocal(c.db, c.ws, 'status', id, v, boardId),
+  })
+}
+
+type Choice = { id: string; kind: 'type' | 'label'; name: string; icon: string | null; archived: boolean }
+
+async function syncTaxonomy(c: CatalogueContext): Promise<void> {
+  const read = async () => {
+    const live = await portalCall<{ revision: string; types: Choice[]; labels: Choice[] }>(c.target, 'GET', `${P(c)}/taxonomy`)
+    const gone = await portalCall<{ types: Choice[]; labels: Choice[] }>(c.target, 'GET', `${P(c)}/taxonomy`, undefined, { query: { archived: true } })
+    return { revision: live.body.revision, all: [...live.body.types, ...live.body.labels, ...gone.body.types, ...gone.body.labels] }
+  }
+  const portal = (await read()).all
+  const local = (await c.db.query<Choice>(
+    `SELECT id, kind, name, icon, archived_at IS NOT NULL AS archived FROM project_taxonomy WHERE workspace_id = $1 ORDER BY kind, position, id`, [c.ws])).rows
+  const val = (x: Choice) => ({ name: x.name, icon: x.icon, archived: x.archived })
+  for (const kind of ['type', 'label'] as const) {
+    await merge(c, kind, local.filter((x) => x.kind === kind).map((x) => ({ id: x.id, value: val(x) })),
+      portal.filter((x) => x.kind === kind).map((x) => ({ id: x.id, value: val(x) })), {
+        push: async (e, existing) => {
+          let rev = (await read()).revision
+          let id = existing
+          if (id === null) {
+            const out = await portalCall<{ revision: string; types: Choice[]; labels: Choice[] }>(c.target, 'POST', `${P(c)}/taxonomy`,
+              { revision: rev, kind, operation: 'create', name: e.value.name, ...(kind === 'type' && e.value.icon !== null ? { icon: e.value.icon } : {}) })
+            id = ([...out.body.types, ...out.body.labels].find((x) => x.name.toLowerCase() === String(e.value.name).toLowerCase()) as Choice).id
+            rev = out.body.revision
+          } else {
+            const out = await portalCall<{ revision: string }>(c.target, 'POST', `${P(c)}/taxonomy`,
+              { revision: rev, kind, operation: 'update', id, name: e.value.name, ...(kind === 'type' && e.value.icon !== null ? { icon: e.value.icon } : {}) })
+            rev = out.body.revision
+          }
+          if (e.value.archived === true) await portalCall(c.target, 'POST', `${P(c)}/taxonomy`, { revision: rev, kind, operation: 'archive', id })
+          return id
+        },
+        insert: async (e) => {
+          await c.db.query(
+            `INSERT INTO project_taxonomy (id, workspace_id, kind, name, icon, position, archived_at)
+             VALUES ($1, $2, $3, $4, $5, (SELECT coalesce(max(position) + 1, 0) FROM project_taxonomy WHERE workspace_id = $2 AND kind = $3),
+               CASE WHEN $6::boolean THEN now() END) ON CONFLICT (id) DO NOTHING`,
+            [e.id, c.ws, kind, e.value.name, e.value.icon, e.value.archived === true])
+          await c.db.query('UPDATE project_workspaces SET taxonomy_token = $2 WHERE workspace_id = $1', [c.ws, token()])
+        },
+        write: (id, v) => writeLocal(c.db, c.ws, kind, id, v),
+      })
+  }
+}
+
+/** The catalogue snapshot step of a sync cycle (before any task). */
+export async function syncCatalogues(c: CatalogueContext): Promise<void> {
+  const boards = await syncBoards(c)
+  for (const b of boards) await syncStatuses(c, b)
+  if (c.taxonomy) await syncTaxonomy(c)
+}

@@ -1,0 +1,92 @@
+// Canonical ids: once the portal names a record, the desktop's row takes the
+// portal's id (references follow through ON UPDATE CASCADE or are rewritten
+// here), and the old id is kept in portal_id_map so that everything that still
+// holds it (edges, comments, assignment views, webhook history, tool results,
+// saved selections) keeps resolving.
+import type { Sql } from '../../core/index.ts'
+
+export const MAP_KINDS = { item: 'item', board: 'board', status: 'status', type: 'type', label: 'label' } as const
+export type MapKind = (typeof MAP_KINDS)[keyof typeof MAP_KINDS]
+
+async function remember(tx: Sql, ws: string, kind: MapKind, oldId: string, canonical: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO portal_id_map (workspace_id, kind, old_id, canonical_id) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (workspace_id, old_id) DO UPDATE SET canonical_id = EXCLUDED.canonical_id`, [ws, kind, oldId, canonical])
+  // An id mapped before to this old one now leads to the canonical one directly.
+  await tx.query('UPDATE portal_id_map SET canonical_id = $3 WHERE workspace_id = $1 AND canonical_id = $2', [ws, oldId, canonical])
+}
+
+/** Rewrites a record's id to the portal's canonical id, inside the caller's transaction. */
+export async function adoptId(tx: Sql, ws: string, kind: MapKind, oldId: string, canonical: string): Promise<void> {
+  if (oldId === canonical) return
+  switch (kind) {
+    case 'item':
+      await tx.query('UPDATE project_items SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
+      await tx.query('UPDATE project_activity SET item_id = $3 WHERE workspace_id = $1 AND item_id = $2', [ws, oldId, canonical])
+      await tx.query('UPDATE portal_items SET local_id = $3 WHERE workspace_id = $1 AND local_id = $2', [ws, oldId, canonical])
+      break
+    case 'board':
+      await tx.query('UPDATE project_boards SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
+      await tx.query('UPDATE project_workspaces SET default_board_id = $3 WHERE workspace_id = $1 AND default_board_id = $2', [ws, oldId, canonical])
+      await tx.query('UPDATE project_activity SET board_id = $3 WHERE workspace_id = $1 AND board_id = $2', [ws, oldId, canonical])
+      break
+    case 'status':
+      await tx.query('UPDATE project_statuses SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
+      await tx.query('UPDATE project_statuses SET replacement_id = $3 WHERE workspace_id = $1 AND replacement_id = $2', [ws, oldId, canonical])
+      await tx.query('UPDATE project_items SET status_id = $3 WHERE workspace_id = $1 AND status_id = $2', [ws, oldId, canonical])
+      break
+    case 'type':
+      await tx.query('UPDATE project_taxonomy SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
+      await tx.query('UPDATE project_items SET type_id = $3 WHERE workspace_id = $1 AND type_id = $2', [ws, oldId, canonical])
+      break
+    case 'label':
+      await tx.query('UPDATE project_taxonomy SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
+      await tx.query(
+        `UPDATE project_items SET label_ids = array_replace(label_ids, $2::uuid, $3::uuid) WHERE workspace_id = $1 AND $2::uuid = ANY(label_ids)`,
+        [ws, oldId, canonical])
+      break
+  }
+  // The captured (already queued) state of synced items names catalogue ids too.
+  if (kind !== 'item') {
+    await tx.query(
+      `UPDATE portal_items SET captured = replace(captured::text, $2, $3)::jsonb WHERE workspace_id = $1 AND captured::text LIKE '%' || $2 || '%'`,
+      [ws, oldId, canonical])
+    await tx.query(
+      `UPDATE portal_outbox SET payload = replace(payload::text, $2, $3)::jsonb WHERE workspace_id = $1 AND state <> 'done' AND payload::text LIKE '%' || $2 || '%'`,
+      [ws, oldId, canonical])
+    await tx.query('UPDATE portal_catalogue_base SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
+  }
+  await remember(tx, ws, kind, oldId, canonical)
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** Fields of a desktop project request that name records (path, query, body). */
+const REF_FIELDS = ['id', 'item_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable'] as const
+
+/**
+ * Rewrites every old id a desktop project request names (path id, filters, a
+ * saved selection's comma-separated type or label ids, body references) to
+ * the current canonical one, in place. One query, only when ids are present;
+ * uuids never repeat across workspaces, so the map is read by id alone.
+ */
+export async function rewriteOldIds(db: Sql, parts: (Record<string, unknown> | undefined)[]): Promise<void> {
+  const found = new Set<string>()
+  const visit = (v: unknown, each: (s: string) => void) => {
+    if (typeof v === 'string') for (const s of v.split(',')) if (UUID.test(s)) each(s.toLowerCase())
+    if (Array.isArray(v)) for (const s of v) if (typeof s === 'string' && UUID.test(s)) each(s.toLowerCase())
+  }
+  for (const p of parts) for (const f of REF_FIELDS) if (p !== undefined && p !== null && typeof p === 'object') visit(p[f], (s) => found.add(s))
+  if (found.size === 0) return
+  const r = await db.query<{ old_id: string; canonical_id: string }>('SELECT old_id, canonical_id FROM portal_id_map WHERE old_id = ANY($1::uuid[])', [[...found]])
+  if (r.rows.length === 0) return
+  const m = new Map(r.rows.map((x) => [x.old_id, x.canonical_id]))
+  const map = (s: string) => (UUID.test(s) ? m.get(s.toLowerCase()) ?? s : s)
+  for (const p of parts) {
+    if (p === undefined || p === null || typeof p !== 'object') continue
+    for (const f of REF_FIELDS) {
+      const v = p[f]
+      if (typeof v === 'string') p[f] = v.split(',').map(map).join(',')
+      else if (Array.isArray(v)) p[f] = v.map((s) => (typeof s === 'string' ? map(s) : s))
+    }
+  }
+}

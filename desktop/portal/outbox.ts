@@ -1,0 +1,129 @@
+// The outbox: local task and note changes become revisioned operations, each with its
+// own idempotency key, kept until the portal acknowledged them. Capture
+// compares each task with what the outbox already holds for it (`captured`),
+// so any number of offline edits become one create plus the later differences.
+import { randomUUID } from 'node:crypto'
+import type { Database, Sql } from '../../core/index.ts'
+import { ITEM_COLS, type ItemRow } from '../../workspace/index.ts'
+import { changedFields, itemFieldsOf } from './task-fields.ts'
+
+export const OUTBOX_STATES = { pending: 'pending', done: 'done', conflict: 'conflict', refused: 'refused', dropped: 'dropped' } as const
+export type OutboxState = (typeof OUTBOX_STATES)[keyof typeof OUTBOX_STATES]
+
+export interface OutboxOp {
+  seq: string
+  item_key: string
+  op: 'create' | 'update'
+  payload: Record<string, unknown>
+  idempotency_key: string
+  state: OutboxState
+  attempts: number
+  last_error: string | null
+  created_at: string
+}
+
+const OP_COLS = `seq::text AS seq, item_key, op, payload, idempotency_key, state, attempts, last_error,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
+
+/** Turns the local task changes not yet captured into outbox operations; returns how many. */
+export async function capture(db: Database, ws: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    // Not locked: an edit made after this read has a higher revision and is captured next time.
+    const r = await tx.query<ItemRow & { captured: Record<string, unknown> | null; item_key: string | null }>(
+      `SELECT x.*, p.captured, p.item_key
+       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type IN ('task', 'note')) x
+       LEFT JOIN portal_items p ON p.workspace_id = $1 AND p.local_id = x.id
+       WHERE p.item_key IS NULL OR x.revision > p.captured_revision
+       ORDER BY x.seq::bigint`, [ws])
+    let n = 0
+    for (const row of r.rows) {
+      const now = itemFieldsOf(row.item_type, row)
+      if (row.item_key === null) {
+        const { archived: _a, deleted: _d, ...create } = now
+        const created = { ...now, archived: false, deleted: false }
+        await tx.query(
+          'INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision, item_type) VALUES ($1, $2, $2, $3, $4, $5)',
+          [ws, row.id, JSON.stringify(now), row.revision, row.item_type])
+        await enqueue(tx, ws, row.id, 'create', create)
+        n++
+        const rest = changedFields(created, now)
+        if (Object.keys(rest).length > 0) {
+          await enqueue(tx, ws, row.id, 'update', rest)
+          n++
+        }
+        continue
+      }
+      const diff = changedFields(row.captured ?? {}, now)
+      await tx.query('UPDATE portal_items SET captured = $3, captured_revision = $4 WHERE workspace_id = $1 AND item_key = $2',
+        [ws, row.item_key, JSON.stringify(now), row.revision])
+      if (Object.keys(diff).length === 0) continue
+      await enqueue(tx, ws, row.item_key, 'update', diff)
+      n++
+    }
+    return n
+  })
+}
+
+async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Record<string, unknown>): Promise<void> {
+  await tx.query('INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key) VALUES ($1, $2, $3, $4, $5)',
+    [ws, itemKey, op, JSON.stringify(payload), randomUUID()])
+}
+
+/**
+ * The next operations to send: the oldest pending one of each task, up to
+ * `limit`, oldest first. A task's operations go one at a time in their order;
+ * different tasks are independent (catalogues were settled before), so their
+ * operations may be in flight together.
+ */
+export async function nextPending(db: Sql, ws: string, limit: number): Promise<OutboxOp[]> {
+  const r = await db.query<OutboxOp>(
+    `SELECT * FROM (SELECT DISTINCT ON (item_key) ${OP_COLS} FROM portal_outbox WHERE workspace_id = $1 AND state = 'pending' ORDER BY item_key, seq) o
+     ORDER BY seq::bigint LIMIT $2`, [ws, limit])
+  return r.rows
+}
+
+export async function settle(db: Sql, ws: string, seq: string, state: OutboxState, error: string | null = null): Promise<void> {
+  await db.query('UPDATE portal_outbox SET state = $3, last_error = $4, settled_at = now() WHERE workspace_id = $1 AND seq = $2::bigint',
+    [ws, seq, state, error])
+}
+
+export async function noteAttempt(db: Sql, ws: string, seq: string, error: string): Promise<void> {
+  await db.query('UPDATE portal_outbox SET attempts = attempts + 1, last_error = $3 WHERE workspace_id = $1 AND seq = $2::bigint', [ws, seq, error])
+}
+
+export async function hasPending(db: Sql, ws: string, itemKey: string): Promise<boolean> {
+  const r = await db.query(`SELECT 1 FROM portal_outbox WHERE workspace_id = $1 AND item_key = $2 AND state = 'pending' LIMIT 1`, [ws, itemKey])
+  return r.rows.length > 0
+}
+
+/** Operations that need the owner: conflicts (409) and refusals, with the item they belong to. */
+export async function listAttention(db: Sql, ws: string): Promise<(OutboxOp & { item_id: string; portal_id: string | null })[]> {
+  const r = await db.query<OutboxOp & { item_id: string; portal_id: string | null }>(
+    `SELECT o.seq::text AS seq, o.item_key, o.op, o.payload, o.idempotency_key, o.state, o.attempts, o.last_error,
+       to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+       p.local_id AS item_id, p.portal_id
+     FROM portal_outbox o JOIN portal_items p ON p.workspace_id = o.workspace_id AND p.item_key = o.item_key
+     WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') ORDER BY o.seq`, [ws])
+  return r.rows
+}
+
+export async function counts(db: Sql, ws: string): Promise<{ pending: number; conflicts: number }> {
+  const r = await db.query<{ pending: number; conflicts: number }>(
+    `SELECT count(*) FILTER (WHERE state = 'pending')::int AS pending, count(*) FILTER (WHERE state IN ('conflict', 'refused'))::int AS conflicts
+     FROM portal_outbox WHERE workspace_id = $1`, [ws])
+  return r.rows[0] ?? { pending: 0, conflicts: 0 }
+}
+
+/**
+ * The owner's decision on a conflict: `retry` queues the operation again (a
+ * fresh idempotency key, sent against the portal's current revision: the
+ * local values win); `drop` gives it up (the portal's values stay).
+ */
+export async function resolveOp(db: Sql, ws: string, seq: string, action: 'retry' | 'drop'): Promise<boolean> {
+  const r = action === 'retry'
+    ? await db.query(`UPDATE portal_outbox SET state = 'pending', idempotency_key = gen_random_uuid(), last_error = NULL, settled_at = NULL
+        WHERE workspace_id = $1 AND seq = $2::bigint AND state IN ('conflict', 'refused') RETURNING 1`, [ws, seq])
+    : await db.query(`UPDATE portal_outbox SET state = 'dropped', settled_at = now()
+        WHERE workspace_id = $1 AND seq = $2::bigint AND state IN ('conflict', 'refused') RETURNING 1`, [ws, seq])
+  return r.rows.length > 0
+}

@@ -1,0 +1,42 @@
+// The request schemas the stdio tool server (deploy/mcp) offers as tool
+// inputs: the routes' own schemas, so a tool accepts exactly what its route does.
+// The project_* tools take the portal's (cloud routes') request schemas and
+// answer with their response bodies.
+import {
+  ACTION, COMMENT_CREATE, FILTER_QUERY, REVISION_INPUT, TASK_CREATE, TASK_MOVE, TASK_UPDATE, TAXONOMY_CONFIGURE,
+} from '../workspace/index.ts'
+import {
+  ACTIVITY_PAGE, ASSIGNEE_PAGE, BOARD_PAGE, COMMENT_PAGE, COMMENT_VIEW, STATUS_CATALOGUE, TASK_PAGE, TASK_VIEW, TAXONOMY_CATALOGUE,
+} from '../workspace/index.ts'
+import { DESKTOP_MONITORING_QUERY } from '../monitor/index.ts'
+import { RESOURCE_LIST_QUERY } from '../workspace/index.ts'
+import { FILTERS } from '../alerting/index.ts'
+import { NOTIFICATIONS_MAX_LIMIT } from '../alerting/index.ts'
+
+const uuid = { type: 'string', format: 'uuid' } as const
+
+/** The notification listing's query (local-desktop-api.md, Notification routes). */
+export const NOTIFICATIONS_QUERY = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    query: { type: 'string', maxLength: 200 },
+    notification_id: uuid,
+    filter: { type: 'string', enum: FILTERS, default: 'all' },
+    page: { type: 'integer', minimum: 1, maximum: 100_000, default: 1 },
+    limit: { type: 'integer', minimum: 1, maximum: NOTIFICATIONS_MAX_LIMIT, default: 20 },
+    workspace_id: uuid,
+  },
+} as const
+
+export const TOOL_SCHEMAS = { DESKTOP_MONITORING_QUERY, RESOURCE_LIST_QUERY, NOTIFICATIONS_QUERY } as const
+
+/** The portal's request schemas (cloud-workspace-api.md names): the same objects the cloud routes validate with. */
+export const PORTAL_REQUEST_SCHEMAS = {
+  FILTER_QUERY, TASK_CREATE, TASK_UPDATE, TASK_MOVE, ACTION, REVISION_INPUT, COMMENT_CREATE, TAXONOMY_CONFIGURE,
+} as const
+
+/** The cloud project routes' response bodies (plain JSON Schema). */
+export const PORTAL_RESPONSE_SCHEMAS = {
+  TASK_VIEW, TASK_PAGE, COMMENT_VIEW, COMMENT_PAGE, BOARD_PAGE, STATUS_CATALOGUE, TAXONOMY_CATALOGUE, ACTIVITY_PAGE, ASSIGNEE_PAGE,
+} as const

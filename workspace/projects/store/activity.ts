@@ -1,0 +1,66 @@
+// The activity feed: one entry per change, with the actor and the changed
+// fields before and after, written in the transaction of the change.
+import { randomUUID } from 'node:crypto'
+import type { Sql } from '../../../core/index.ts'
+import { actorJson, type Actor } from './context.ts'
+
+export interface ActivityEntry {
+  boardId: string | null
+  itemId: string | null
+  /** task, note, deliverable, comment, board, status, type, label, edge */
+  entity: string
+  action: string
+  summary: string
+  before: Record<string, unknown> | null
+  after: Record<string, unknown> | null
+  note?: string
+}
+
+export async function recordActivity(tx: Sql, workspaceId: string, actor: Actor, e: ActivityEntry): Promise<void> {
+  await tx.query(
+    `INSERT INTO project_activity (id, workspace_id, board_id, item_id, entity, action, summary, actor, before, after, note)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11)`,
+    [randomUUID(), workspaceId, e.boardId, e.itemId, e.entity, e.action, e.summary, actorJson(actor),
+      e.before === null ? null : JSON.stringify(e.before), e.after === null ? null : JSON.stringify(e.after), e.note ?? ''])
+}
+
+/** The fields of `after` whose values differ from `before`, as two small objects. */
+export function diff(before: Record<string, unknown>, after: Record<string, unknown>): { before: Record<string, unknown>; after: Record<string, unknown> } | null {
+  const b: Record<string, unknown> = {}
+  const a: Record<string, unknown> = {}
+  for (const k of Object.keys(after)) {
+    if (after[k] === undefined) continue
+    if (JSON.stringify(before[k] ?? null) === JSON.stringify(after[k] ?? null)) continue
+    b[k] = before[k] ?? null
+    a[k] = after[k] ?? null
+  }
+  return Object.keys(a).length === 0 ? null : { before: b, after: a }
+}
+
+export interface ActivityView {
+  id: string
+  board_id: string | null
+  item_id: string | null
+  entity: string
+  action: string
+  summary: string
+  actor: { token_id: string; user_id: number | null; owner: boolean }
+  before: Record<string, unknown> | null
+  after: Record<string, unknown> | null
+  note: string
+  created_at: string
+}
+
+export interface ActivityRow extends Omit<ActivityView, 'created_at'> {
+  seq: string
+  created_at: Date
+}
+
+export function toActivity(r: ActivityRow): ActivityView {
+  return {
+    id: r.id, board_id: r.board_id, item_id: r.item_id, entity: r.entity, action: r.action, summary: r.summary,
+    actor: r.actor, before: r.before, after: r.after, note: r.note, created_at: new Date(r.created_at).toISOString(),
+  }
+}
+
+export const ACTIVITY_COLS = 'seq::text AS seq, id, board_id, item_id, entity, action, summary, actor, before, after, note, created_at'

@@ -1,0 +1,141 @@
+// The filter set as SQL, and keyset pages over items, comments and activity.
+// Pages are newest first by the row's sequence number, so items added while a
+// client pages land before its first page: no page repeats or skips a row.
+import type { Sql } from '../../../core/index.ts'
+import { ACTIVITY_COLS, toActivity, type ActivityRow, type ActivityView } from './activity.ts'
+import { COMMENT_COLS, toComment, type CommentRow, type CommentView } from './comments.ts'
+import { ITEM_COLS, toView, type ItemRow, type ItemType, type ItemView } from './items.ts'
+
+export interface ItemFilters {
+  board_id?: string
+  q?: string
+  state?: string
+  status_id?: string
+  type_ids?: readonly string[]
+  label_ids?: readonly string[]
+  archived?: boolean
+  deleted?: boolean
+  assignee_id?: number
+  unassigned?: boolean
+  priority?: string
+  due_before?: string
+  due_after?: string
+  kind?: string
+  deliverable_id?: string
+}
+
+export interface Page<T> {
+  items: T[]
+  /** The key to continue after, or null when this is the last page. */
+  last: string | null
+}
+
+/** `%text%` for ILIKE with the pattern characters of the text escaped. */
+export function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+/** A growing parameter list: `p.add(v)` returns its placeholder. */
+export class Params {
+  readonly values: unknown[] = []
+
+  add(v: unknown, cast = ''): string {
+    this.values.push(v)
+    return `$${this.values.length}${cast === '' ? '' : `::${cast}`}`
+  }
+}
+
+/**
+ * Conditions of the filter set over project_items (alias-free). `archived` and
+ * `deleted` select the archive and the trash: false (the default) shows live
+ * records only, true only archived / only deleted ones.
+ */
+export function itemConditions(workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, p: Params): string[] {
+  const w: string[] = [`workspace_id = ${p.add(workspaceId, 'uuid')}`]
+  w.push(itemTypes.length === 1 ? `item_type = ${p.add(itemTypes[0])}` : `item_type = ANY(${p.add(itemTypes, 'text[]')})`)
+  w.push(f.deleted === true ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL')
+  w.push(f.archived === true ? 'archived_at IS NOT NULL' : 'archived_at IS NULL')
+  if (!seesInternal && itemTypes.includes('note')) w.push(`visibility IS DISTINCT FROM 'internal'`)
+  if (f.board_id !== undefined) w.push(`board_id = ${p.add(f.board_id, 'uuid')}`)
+  if (f.q !== undefined && f.q !== '') {
+    const q = p.add(likePattern(f.q))
+    w.push(`(title ILIKE ${q} OR description ILIKE ${q} OR body ILIKE ${q})`)
+  }
+  if (f.state !== undefined) w.push(`state = ${p.add(f.state)}`)
+  if (f.status_id !== undefined) w.push(`status_id = ${p.add(f.status_id, 'uuid')}`)
+  if (f.type_ids !== undefined && f.type_ids.length > 0) w.push(`type_id = ANY(${p.add(f.type_ids, 'uuid[]')})`)
+  if (f.label_ids !== undefined && f.label_ids.length > 0) w.push(`label_ids && ${p.add(f.label_ids, 'uuid[]')}`)
+  // Deliverables are "assigned" to their owner.
+  const person = itemTypes.length === 1 && itemTypes[0] === 'deliverable' ? 'owner' : 'assignee'
+  if (f.assignee_id !== undefined) w.push(`${person} = ${p.add(f.assignee_id, 'integer')}`)
+  if (f.unassigned === true) w.push(`${person} IS NULL`)
+  if (f.priority !== undefined) w.push(`priority = ${p.add(f.priority)}`)
+  if (f.due_before !== undefined) w.push(`due_on < ${p.add(f.due_before, 'date')}`)
+  if (f.due_after !== undefined) w.push(`due_on > ${p.add(f.due_after, 'date')}`)
+  if (f.kind !== undefined) w.push(`kind = ${p.add(f.kind)}`)
+  if (f.deliverable_id !== undefined) w.push(`deliverable = ${p.add(f.deliverable_id, 'uuid')}`)
+  return w
+}
+
+/** The SQL of an item page: exposed so the benchmark can run the same text straight through the driver. */
+export function itemPageQuery(workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, limit: number, after: string | null): { text: string; values: unknown[] } {
+  const p = new Params()
+  const w = itemConditions(workspaceId, itemTypes, f, seesInternal, p)
+  if (after !== null) w.push(`seq < ${p.add(after, 'bigint')}`)
+  const text = `SELECT ${ITEM_COLS} FROM project_items WHERE ${w.join(' AND ')} ORDER BY project_items.seq DESC LIMIT ${p.add(limit + 1, 'integer')}`
+  return { text, values: p.values }
+}
+
+export function page<R extends { seq: string }, T>(rows: R[], limit: number, view: (r: R) => T): Page<T> {
+  const kept = rows.slice(0, limit)
+  const lastRow = kept[kept.length - 1]
+  return { items: kept.map(view), last: rows.length > limit && lastRow !== undefined ? lastRow.seq : null }
+}
+
+export async function listItems(db: Sql, workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, limit: number, after: string | null): Promise<Page<ItemView>> {
+  const q = itemPageQuery(workspaceId, itemTypes, f, seesInternal, limit, after)
+  const r = await db.query<ItemRow>(q.text, q.values)
+  return page(r.rows, limit, toView)
+}
+
+export async function listComments(
+  db: Sql, workspaceId: string, taskId: string, f: { q?: string; deleted?: boolean }, seesInternal: boolean, limit: number, after: string | null,
+): Promise<Page<CommentView>> {
+  const p = new Params()
+  const w = [`workspace_id = ${p.add(workspaceId, 'uuid')}`, `item_id = ${p.add(taskId, 'uuid')}`]
+  w.push(f.deleted === true ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL')
+  if (!seesInternal) w.push(`visibility <> 'internal'`)
+  if (f.q !== undefined && f.q !== '') w.push(`body ILIKE ${p.add(likePattern(f.q))}`)
+  // A conversation reads oldest first.
+  if (after !== null) w.push(`seq > ${p.add(after, 'bigint')}`)
+  const r = await db.query<CommentRow>(
+    `SELECT ${COMMENT_COLS} FROM project_comments WHERE ${w.join(' AND ')} ORDER BY project_comments.seq LIMIT ${p.add(limit + 1, 'integer')}`, p.values)
+  return page(r.rows, limit, toComment)
+}
+
+export interface ActivityFilters {
+  board_id?: string
+  item_id?: string
+  q?: string
+  /** Only entries about items matching these (the task filters of the feed). */
+  deliverable_id?: string
+}
+
+export async function listActivity(db: Sql, workspaceId: string, f: ActivityFilters, limit: number, after: string | null): Promise<Page<ActivityView>> {
+  const p = new Params()
+  const w = [`workspace_id = ${p.add(workspaceId, 'uuid')}`]
+  if (f.board_id !== undefined) w.push(`board_id = ${p.add(f.board_id, 'uuid')}`)
+  if (f.item_id !== undefined) w.push(`item_id = ${p.add(f.item_id, 'uuid')}`)
+  if (f.q !== undefined && f.q !== '') {
+    const q = p.add(likePattern(f.q))
+    w.push(`(summary ILIKE ${q} OR note ILIKE ${q})`)
+  }
+  if (f.deliverable_id !== undefined) {
+    const d = p.add(f.deliverable_id, 'uuid')
+    w.push(`(item_id = ${d} OR item_id IN (SELECT id FROM project_items WHERE deliverable = ${d}))`)
+  }
+  if (after !== null) w.push(`seq < ${p.add(after, 'bigint')}`)
+  const r = await db.query<ActivityRow>(
+    `SELECT ${ACTIVITY_COLS} FROM project_activity WHERE ${w.join(' AND ')} ORDER BY project_activity.seq DESC LIMIT ${p.add(limit + 1, 'integer')}`, p.values)
+  return page(r.rows, limit, toActivity)
+}
