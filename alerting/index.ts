@@ -1,7 +1,9 @@
 // Public surface of the alerting stage: what other stages use.
-export { HEADERS, WEBHOOK_EVENTS, signature } from './webhooks/envelope.ts'
+export { HEADERS, signature } from './webhooks/envelope.ts'
 export type { Envelope } from './webhooks/envelope.ts'
-export { readSettings, saveSettings, FILTERS, expireNotifications, ACTIONS, listNotifications, notificationAction, readAll, unreadCount } from './notifications/store.ts'
+export {
+  readSettings, saveSettings, FILTERS, expireNotifications, ACTIONS, listNotifications, notificationAction, readAll, unreadCount,
+} from './notifications/store.ts'
 export type { ListQuery, NotificationAction } from './notifications/store.ts'
 export { destinationView, listDestinations, subscriberOf } from './alerts/destinations.ts'
 export type { ResourceInfo } from './alerts/messages.ts'
@@ -11,20 +13,24 @@ export { ALERT_CHANGE } from './alerts/schemas.ts'
 export type { AlertValues, Operation } from './alerts/schemas.ts'
 export { DEFAULT_ALERT_SETTINGS, alertSettings, localAlertSettings } from './alerts/settings.ts'
 export type { AlertSettings } from './alerts/settings.ts'
-export { startDeliveryWorkers, housekeeping } from './alerts/background.ts'
+export { startDeliveryWorkers } from './alerts/background.ts'
 export type { DeliveryWorkers, DeliveryWorkerOptions } from './alerts/background.ts'
 export { alertDeliveriesView } from './alerts/deliveries.ts'
 export { AlertDispatcher } from './alerts/dispatcher.ts'
 export { AlertSender } from './alerts/sender.ts'
-export { Toaster, ToastNotShown, stdoutToasts } from './notifications/toaster.ts'
+export { Toaster, ToastNotShown } from './notifications/toaster.ts'
 export type { Toast, ToastSink } from './notifications/toaster.ts'
-export { WebhookWorker, retryDelay, SCHEDULE } from './webhooks/worker.ts'
+export { WebhookWorker, retryDelay } from './webhooks/worker.ts'
 export { ALERT_MIGRATIONS } from './alerts/migrations.ts'
 export { NOTIFICATION_MIGRATIONS } from './notifications/migrations.ts'
 export { WEBHOOK_MIGRATIONS } from './webhooks/migrations.ts'
 export { RESTORE_BODY, restoreWebhooks } from './webhooks/restore.ts'
-export { DELIVERIES_QUERY, DELIVERY_PARAMS, WEBHOOK_CREATE, WEBHOOK_PARAMS, WEBHOOK_PATCH, WORKSPACE_QUERY } from './webhooks/schemas.ts'
-export { createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView, updateSubscription } from './webhooks/store.ts'
+export {
+  DELIVERIES_QUERY, DELIVERY_PARAMS, WEBHOOK_CREATE, WEBHOOK_PARAMS, WEBHOOK_PATCH, WORKSPACE_QUERY,
+} from './webhooks/schemas.ts'
+export {
+  createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView, updateSubscription,
+} from './webhooks/store.ts'
 export type { DeliveryView, SubscriptionInput, SubscriptionPatch } from './webhooks/store.ts'
 export type { DeliveryObserver } from './observer.ts'
 export { NOTIFICATIONS_MAX_LIMIT } from './notifications/store.ts'

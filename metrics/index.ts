@@ -1,8 +1,7 @@
 // Public surface of the metrics stage: what other stages use.
-export { LookoutMetrics, INGEST_ROUTE_LABELS } from './registry.ts'
-export type { MonitorObserver, IngestRouteLabel } from './registry.ts'
+export { LookoutMetrics } from './registry.ts'
+export type { IngestRouteLabel } from './registry.ts'
 export { PipelineSamples } from './samples.ts'
 export { METRICS, PROCESS_METRICS } from './names.ts'
 export { MeteredBroker, MeteredIngestService, meteredLogStore } from './metered.ts'
 export { startMetricsListener } from './listener.ts'
-export type { MetricsListener } from './listener.ts'

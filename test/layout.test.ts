@@ -1,0 +1,106 @@
+// The import boundaries of README "Layout": a stage reaches another only through
+// its index.ts, only along the allowed edges, and nothing reaches up to the edge.
+import t from 'tap'
+import { readFileSync, readdirSync } from 'node:fs'
+import { dirname, join, normalize } from 'node:path'
+
+/** Which stages each stage may import (README "Layout"); test/ is free to import anything. */
+const ALLOWED: Record<string, readonly string[]> = {
+  core: [],
+  ingest: ['core'],
+  query: ['core', 'ingest'],
+  monitor: ['core'],
+  workspace: ['core', 'monitor'],
+  alerting: ['core', 'monitor', 'workspace'],
+  metrics: ['core', 'ingest', 'monitor', 'alerting'],
+  collector: ['core', 'monitor'],
+  desktop: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting'],
+  console: ['core'],
+  api: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console'],
+  deploy: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console', 'collector', 'api'],
+  bench: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console', 'collector', 'api', 'deploy', 'test'],
+}
+/** Loaded on demand only (`lookout bench`): a dynamic import, so no static cycle. */
+const DYNAMIC_ONLY: Record<string, readonly string[]> = { deploy: ['bench'] }
+
+const root = new URL('..', import.meta.url).pathname
+const SKIP = new Set(['node_modules', 'data', 'dist', 'src'])
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+    if (e.name.startsWith('.') || (SKIP.has(e.name) && !(dir === 'console' && e.name !== 'src'))) continue
+    const p = join(dir, e.name)
+    if (e.isDirectory()) sources(p, out)
+    else if (/\.tsx?$/.test(e.name)) out.push(p)
+  }
+  return out
+}
+
+const STATIC = /^\s*(?:import|export)\b[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/gm
+const DYNAMIC = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g
+const stageOf = (p: string): string => p.split('/')[0] ?? ''
+
+interface Edge { from: string; to: string; dynamic: boolean }
+
+function edges(file: string): Edge[] {
+  const text = readFileSync(join(root, file), 'utf8')
+  const out: Edge[] = []
+  for (const [re, dynamic] of [[STATIC, false], [DYNAMIC, true]] as const) {
+    for (const m of text.matchAll(re)) out.push({ from: file, to: normalize(join(dirname(file), m[1] ?? '')), dynamic })
+  }
+  return out
+}
+
+/** Why an edge breaks the rules, or null. */
+function judge(e: Edge): string | null {
+  const stage = stageOf(e.from)
+  const target = stageOf(e.to)
+  const allowed = ALLOWED[stage]?.includes(target) === true || (e.dynamic && DYNAMIC_ONLY[stage]?.includes(target) === true)
+  if (!allowed) return `${e.from} -> ${e.to}: ${stage} may not import ${target}`
+  // A benchmark folder's index.ts is its entry (the sizing harness behind `lookout bench`).
+  const surface = target === 'bench' ? /^bench\/[\w-]+\/index\.ts$/.test(e.to) : e.to === `${target}/index.ts`
+  if (target !== 'test' && !surface) return `${e.from} -> ${e.to}: not through ${target}/index.ts`
+  return null
+}
+
+const problems: string[] = []
+let checked = 0
+for (const stage of Object.keys(ALLOWED)) {
+  for (const file of sources(stage)) {
+    for (const e of edges(file)) {
+      const target = stageOf(e.to)
+      if (target === stage || !(target in ALLOWED || target === 'test') || e.to.endsWith('.md')) continue
+      checked++
+      const why = judge(e)
+      if (why !== null) problems.push(why)
+    }
+  }
+}
+
+t.ok(checked > 100, `checked ${checked} cross-stage imports`)
+t.same(problems, [], 'every cross-stage import goes through an allowed stage surface')
+
+t.test('the rules themselves form no cycle', async (t) => {
+  const seen = new Set<string>()
+  const visiting = new Set<string>()
+  const cycle: string[] = []
+  const visit = (s: string): void => {
+    if (seen.has(s)) return
+    if (visiting.has(s)) { cycle.push(s); return }
+    visiting.add(s)
+    for (const d of ALLOWED[s] ?? []) if (d !== 'test') visit(d)
+    visiting.delete(s)
+    seen.add(s)
+  }
+  for (const s of Object.keys(ALLOWED)) visit(s)
+  t.same(cycle, [])
+})
+
+t.test('the checker catches a deep import, a forbidden edge and a static harness import', async (t) => {
+  t.match(judge({ from: 'desktop/x.ts', to: 'workspace/projects/store/items.ts', dynamic: false }), /not through workspace\/index.ts/)
+  t.match(judge({ from: 'workspace/x.ts', to: 'api/index.ts', dynamic: false }), /workspace may not import api/)
+  t.match(judge({ from: 'core/x.ts', to: 'ingest/index.ts', dynamic: false }), /core may not import ingest/)
+  t.match(judge({ from: 'deploy/cli.ts', to: 'bench/ingest/index.ts', dynamic: false }), /deploy may not import bench/)
+  t.equal(judge({ from: 'deploy/cli.ts', to: 'bench/ingest/index.ts', dynamic: true }), null)
+  t.equal(judge({ from: 'desktop/x.ts', to: 'workspace/index.ts', dynamic: false }), null)
+})
