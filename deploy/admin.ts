@@ -4,7 +4,8 @@ import { chmodSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Client } from 'undici'
-import { ALL_SCOPES, createToken, createWorkspace, listStaff, listTokens, listWorkspaces, revokeToken, setStaff, type Sql, type StaffPatch } from '../api/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, listStaff, listTokens, listWorkspaces, revokeToken, setStaff, type StaffPatch } from '../workspace/index.ts'
+import { type Sql } from '../core/index.ts'
 import { CODE_TTL_MS, ConsoleSessions } from '../console/index.ts'
 
 export function adminSocketPath(dataDir: string): string {

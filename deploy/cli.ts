@@ -6,7 +6,8 @@ import { ALL_ROLES, ROLES, startLookout, type Role } from './runtime.ts'
 import { adminOps, callAdmin, type AdminOps, type ConsoleLink, type ConsoleLinkRequest, type StaffRequest, type TokenRequest } from './admin.ts'
 import { lockHolder } from './lock.ts'
 import { formatStatus, readStatus } from './status.ts'
-import { PG_MIGRATIONS, migrate, openPglite, openPostgres } from '../api/index.ts'
+import { PG_MIGRATIONS } from '../api/index.ts'
+import { migrate, openPglite, openPostgres } from '../core/index.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
 

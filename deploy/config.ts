@@ -2,7 +2,7 @@
 // that name the variable.
 import { join, resolve } from 'node:path'
 import { availableParallelism, homedir } from 'node:os'
-import { alertSettings, type AlertSettings } from '../api/index.ts'
+import { alertSettings, type AlertSettings } from '../alerting/index.ts'
 import { DEFAULT_DUPLICATE_WINDOW_MS } from '../ingest/index.ts'
 
 export interface LookoutConfig {

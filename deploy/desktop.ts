@@ -3,9 +3,10 @@
 // runtime directory (deploy/desktop/paths.ts), an optional loopback listener,
 // log retention and forwarding driven by settings (api/desktop/).
 import { parseArgs } from 'node:util'
-import {
-  createWorkspace, DesktopService, localAlertSettings, type Database, type DesktopServiceOptions, type ForwarderOptions,
-} from '../api/index.ts'
+import { createWorkspace } from '../workspace/index.ts'
+import { DesktopService, type DesktopServiceOptions, type ForwarderOptions } from '../desktop/index.ts'
+import { localAlertSettings } from '../alerting/index.ts'
+import { type Database } from '../core/index.ts'
 import { enforceSizeCap, migrateLogStore } from '../ingest/index.ts'
 import { loadConfig, type LookoutConfig } from './config.ts'
 import { startLookout, type Lookout, type StartOptions } from './runtime.ts'

@@ -6,11 +6,14 @@ import type { FastifyInstance } from 'fastify'
 import {
   Broker, DecoderPool, DiskGuard, IngestService, Loader, migrateLogStore, openLogStore, scheduleSizeCap, type IngestServiceOptions, type LogStore,
 } from '../ingest/index.ts'
-import { PG_MIGRATIONS, TokenVerifier, buildApp, migrate, openPglite, openPostgres, ownerResolver, type AppOptions, type Database } from '../api/index.ts'
-import {
-  LookoutMetrics, MeteredBroker, MeteredIngestService, createLogger, meteredLogStore, readinessChecks, startMetricsListener,
-} from '../api/index.ts'
-import { SshKeyRuntime, startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers } from '../api/index.ts'
+import { PG_MIGRATIONS, buildApp, type AppOptions } from '../api/index.ts'
+import { TokenVerifier, ownerResolver } from '../workspace/index.ts'
+import { migrate, openPglite, openPostgres, type Database } from '../core/index.ts'
+import { LookoutMetrics, MeteredBroker, MeteredIngestService, meteredLogStore, startMetricsListener } from '../metrics/index.ts'
+import { createLogger } from '../core/index.ts'
+import { readinessChecks } from '../api/index.ts'
+import { SshKeyRuntime } from '../workspace/index.ts'
+import { startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers } from '../alerting/index.ts'
 import type { DestinationStream } from 'pino'
 import { CollectorWatch, Monitor } from '../monitor/index.ts'
 import type { LookoutConfig } from './config.ts'

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { sealedSecretsPresent, type Sql } from '../api/index.ts'
+import { sealedSecretsPresent, type Sql } from '../core/index.ts'
 import type { LookoutConfig } from './config.ts'
 
 export const SECRET_KEY_ERROR_CODES = {

@@ -12,6 +12,7 @@ import * as core from '../core/index.ts'
 import * as workspace from '../workspace/index.ts'
 import * as alerting from '../alerting/index.ts'
 import * as desktop from '../desktop/index.ts'
+import * as consoleStage from '../console/index.ts'
 
 function readmes(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -25,7 +26,7 @@ function readmes(dir: string, out: string[] = []): string[] {
 
 const docs = readmes('.').join('\n')
 const catalogues: Record<string, Record<string, string>> = {}
-for (const [stage, mod] of Object.entries({ core, ingest, query, monitor, workspace, alerting, desktop, api, deploy, collector })) {
+for (const [stage, mod] of Object.entries({ core, ingest, query, monitor, workspace, alerting, desktop, console: consoleStage, api, deploy, collector })) {
   for (const [name, value] of Object.entries(mod)) {
     if (name.endsWith('_ERROR_CODES') && value !== null && typeof value === 'object') catalogues[`${stage}.${name}`] = value as Record<string, string>
   }

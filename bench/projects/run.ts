@@ -10,10 +10,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
-import {
-  ALL_SCOPES, PG_MIGRATIONS, createToken, createWorkspace, migrate, openPglite, openPostgres, projectStore,
-  type Database, type ItemFilters, type ProjectCtx,
-} from '../../api/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, projectStore, type ItemFilters, type ProjectCtx } from '../../workspace/index.ts'
+import { PG_MIGRATIONS } from '../../api/index.ts'
+import { migrate, openPglite, openPostgres, type Database } from '../../core/index.ts'
 import { percentile } from '../lib/stats.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../../test/helpers/postgres.ts'
 

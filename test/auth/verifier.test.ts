@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import {
-  PG_MIGRATIONS, TokenVerifier, createToken, createWorkspace, migrate, openPglite, openPostgres, revokeToken, type Database,
-} from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../api/index.ts'
+import { TokenVerifier, createToken, createWorkspace, revokeToken } from '../../workspace/index.ts'
+import { migrate, openPglite, openPostgres, type Database } from '../../core/index.ts'
 import { PGLITE_TEMPLATES, startTestLookout } from '../helpers/lookout.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'
 

@@ -5,7 +5,9 @@
 // processes at once is applied once; observations alternating between them are
 // confirmed as if one process had them all.
 import t from 'tap'
-import { PG_MIGRATIONS, createToken, createWorkspace, migrate, openPostgres, registerResource, type Database } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../api/index.ts'
+import { createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
+import { migrate, openPostgres, type Database } from '../../core/index.ts'
 import {
   CollectorWatch, acceptObservations, createCheck, insertSource, parseConfig, recordContact, type CollectorObservation,
 } from '../../monitor/index.ts'

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { createServer } from 'node:net'
 import { startTestLookout } from '../helpers/lookout.ts'
-import { revokeToken } from '../../api/index.ts'
+import { revokeToken } from '../../workspace/index.ts'
 import { axeViolations, launch, shot, watchedPage, type Watched } from './browser.ts'
 
 const lk = await startTestLookout()

@@ -5,7 +5,7 @@ import t from 'tap'
 import { createHash } from 'node:crypto'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { ConsoleSessions, CODE_TTL_MS } from '../../console/index.ts'
-import { revokeToken } from '../../api/index.ts'
+import { revokeToken } from '../../workspace/index.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openPglite } from '../../api/index.ts'
+import { openPglite } from '../../core/index.ts'
 import { loadConfig } from '../../deploy/index.ts'
 import { readTemplate, templatePath } from '../../core/db/pglite-template.ts'
 

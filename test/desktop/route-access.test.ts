@@ -6,9 +6,9 @@
 // README's table is the code's table.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import {
-  ALL_SCOPES, OWNER_ONLY, ROUTE_ACCESS, SCOPES, accessOf, buildApp, createToken, registeredRoutes, undecidedRoutes,
-} from '../../api/index.ts'
+import { ALL_SCOPES, SCOPES, createToken } from '../../workspace/index.ts'
+import { OWNER_ONLY, ROUTE_ACCESS, accessOf, undecidedRoutes } from '../../desktop/index.ts'
+import { buildApp, registeredRoutes } from '../../api/index.ts'
 import { freePort, httpReq, startTestDesktop, type Res } from './desktop-helpers.ts'
 
 const td = await startTestDesktop({ sizeCapEveryMs: 3_600_000 })

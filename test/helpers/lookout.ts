@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from 'undici'
 import { adminSocketPath, loadConfig, startLookout, type Lookout, type Role, type StartOptions } from '../../deploy/index.ts'
-import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
 
 /** Where the server keeps its PGlite template: tests opening PGlite themselves start from it too. */
 export const PGLITE_TEMPLATES = loadConfig({}).cacheDir

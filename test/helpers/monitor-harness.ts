@@ -3,7 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PG_MIGRATIONS, createWorkspace, migrate, openPglite, registerResource } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../api/index.ts'
+import { createWorkspace, registerResource } from '../../workspace/index.ts'
+import { migrate, openPglite } from '../../core/index.ts'
 import {
   ManualClock, Monitor, createCheck, findCheck, parseConfig,
   type CheckRow, type Database, type Kind, type MonitorOptions, type NewCheck,

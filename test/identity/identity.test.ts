@@ -1,7 +1,7 @@
 // Identity routes: health (public), me, workspaces, project-endpoint,
 // api-entitlements and agent-context, with their scope checks.
 import t from 'tap'
-import { createToken, createWorkspace } from '../../api/index.ts'
+import { createToken, createWorkspace } from '../../workspace/index.ts'
 import { startTestLookout, tokenSecret } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()

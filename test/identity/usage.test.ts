@@ -3,7 +3,8 @@
 // writes flushed on a timer, a full batch, a read, and close.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { buildApp, RequestRecorder } from '../../api/index.ts'
+import { buildApp } from '../../api/index.ts'
+import { RequestRecorder } from '../../workspace/index.ts'
 import { startTestLookout, tokenSecret } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()

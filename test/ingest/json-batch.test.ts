@@ -112,7 +112,7 @@ t.test('authentication and authorization', async (t) => {
   const sender = await lk.token_(['logs:write'], [rid], { kind: 'sender' })
   t.equal((await lk.req('POST', path, { events: [{ message: 'm' }] }, { authorization: `Bearer ${sender}` })).status, 200, 'sender token may ingest')
   t.equal((await lk.req('GET', `/v1/workspaces/${lk.workspaceId}/resources`, undefined, { authorization: `Bearer ${sender}` })).status, 403, 'sender token may only ingest')
-  const { revokeToken } = await import('../../api/index.ts')
+  const { revokeToken } = await import('../../workspace/index.ts')
   const id = (await lk.lookout.db.query<{ id: string }>(`SELECT id FROM tokens WHERE kind = 'sender' ORDER BY created_at DESC LIMIT 1`)).rows[0]?.id as string
   await revokeToken(lk.lookout.db, id)
   t.equal((await lk.req('POST', path, { events: [{ message: 'm' }] }, { authorization: `Bearer ${sender}` })).status, 401, 'revoked on the next request')

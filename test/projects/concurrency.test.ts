@@ -11,7 +11,7 @@
 // one transaction at a time; there the burst checks the interleaving in the API.
 import t, { type Test } from 'tap'
 import pg from 'pg'
-import { readProjectEvents } from '../../api/index.ts'
+import { readProjectEvents } from '../../workspace/index.ts'
 import { startTestLookout, type TestLookout } from '../helpers/lookout.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'
 import { key, projectApi, settle } from './project-helpers.ts'

@@ -3,7 +3,7 @@
 // edges; the desktop error shape {error:{message, code}}.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { createWorkspace } from '../../api/index.ts'
+import { createWorkspace } from '../../workspace/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { key, projectApi, settle } from './project-helpers.ts'
 

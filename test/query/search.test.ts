@@ -2,7 +2,7 @@
 // filter alone and combined, limits at their edges, cursors, grants, literal
 // matching of SQL-looking text, nanosecond round trips, index use.
 import t from 'tap'
-import { createToken, createWorkspace } from '../../api/index.ts'
+import { createToken, createWorkspace } from '../../workspace/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()

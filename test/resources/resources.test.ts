@@ -3,7 +3,7 @@
 // record and its logs), and the resource ↔ service association.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { createToken, createWorkspace } from '../../api/index.ts'
+import { createToken, createWorkspace } from '../../workspace/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()

@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { buildApp, openSshKey, SecretBox } from '../../api/index.ts'
+import { buildApp } from '../../api/index.ts'
+import { openSshKey } from '../../workspace/index.ts'
+import { SecretBox } from '../../core/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 // Real keys from the real ssh-keygen, made before the server starts (key generation blocks

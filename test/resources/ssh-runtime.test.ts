@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SshKeyRuntime } from '../../api/index.ts'
+import { SshKeyRuntime } from '../../workspace/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'
 

@@ -7,9 +7,8 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { ManualClock } from '../../monitor/index.ts'
-import {
-  MemoryReceiptStore, WebhookReceiver, WebhookWorker, retryDelay, webhookSignature, type ReceiveResult,
-} from '../../api/index.ts'
+import { MemoryReceiptStore, WebhookReceiver, type ReceiveResult } from '../../desktop/index.ts'
+import { WebhookWorker, retryDelay, signature as webhookSignature } from '../../alerting/index.ts'
 import { enqueueWebhookDeliveries } from '../../workspace/projects/store/fanout.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { startHttpReceiver, type Received } from '../alerts/receivers.ts'
