@@ -5,7 +5,7 @@
 // which fences off results probed under an earlier claim. Claims use
 // FOR UPDATE SKIP LOCKED and re-check the holder they saw, so two processes
 // never take the same check.
-import type { Sql } from './sql.ts'
+import type { Sql } from '../core/index.ts'
 import { SERVED_LOCATIONS } from './kinds.ts'
 import { CHECK_COLUMNS, type CheckRow } from './rows.ts'
 

@@ -1,5 +1,5 @@
 // PostgreSQL schema of the monitor stage (added to PG_MIGRATIONS by the api stage).
-import type { MigrationSet } from './sql.ts'
+import type { MigrationSet } from '../core/index.ts'
 
 export const MONITOR_MIGRATIONS: MigrationSet = {
   stage: 'monitor',

@@ -1,6 +1,6 @@
 // Recent observations of a check, newest first: the console's uptime bar and
 // response-time chart. monitor_results keeps them for its retention window.
-import type { Sql } from './sql.ts'
+import type { Sql } from '../core/index.ts'
 
 export interface ResultView {
   observed_at: string

@@ -5,7 +5,7 @@
 // syncMs) picks up API changes, renews and claims leases, and prunes results.
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
-import type { Database } from './sql.ts'
+import type { Database } from '../core/index.ts'
 import { systemClock, type Clock } from './clock.ts'
 import { staleAfterMs } from './config.ts'
 import type { CredentialPolicy, CredentialRef } from './credentials.ts'

@@ -1,6 +1,6 @@
 // Monitor sources (collectors and heartbeat senders enrolled on a resource,
 // each with its own source token) and per-subscriber alert channel choices.
-import type { Sql } from './sql.ts'
+import type { Sql } from '../core/index.ts'
 import { CheckNotFoundError, IdTakenError } from './errors.ts'
 import { iso } from './rows.ts'
 

@@ -2,7 +2,7 @@
 // actions, heartbeats, and the reads behind the monitoring routes. Every edit
 // and pause bumps the revision, which fences off results probed before it.
 import { randomUUID } from 'node:crypto'
-import type { Database, Sql } from './sql.ts'
+import type { Database, Sql } from '../core/index.ts'
 import type { CheckConfig } from './config.ts'
 import { staleAfterMs } from './config.ts'
 import type { CredentialRef } from './credentials.ts'

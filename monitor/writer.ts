@@ -5,7 +5,7 @@
 // Only accepted observations get their result row, transition, incident
 // change and outbox row, so a fenced-off result changes nothing at all.
 import { randomUUID } from 'node:crypto'
-import type { Database, Sql } from './sql.ts'
+import type { Database, Sql } from '../core/index.ts'
 import type { Health } from './kinds.ts'
 import type { Outcome } from './probes/outcome.ts'
 import type { CheckState, Effects } from './state.ts'

@@ -2,10 +2,8 @@
 // contract names no scopes for them: reads need monitor:read, changes
 // resources:write (both with a grant for the resource, checked by the auth plugin).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import {
-  changeSubscription, createCheck, editCheck, findCheck, getSubscription, insertSource, listIncidents, listSources, listTransitions,
-  revokeSource, sourceExists, toCheckView, IdTakenError, type Database, type SourceKind,
-} from '../../monitor/index.ts'
+import { changeSubscription, createCheck, editCheck, findCheck, getSubscription, insertSource, listIncidents, listSources, listTransitions, revokeSource, sourceExists, toCheckView, IdTakenError, type SourceKind } from '../../monitor/index.ts'
+import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { createToken, revokeToken, type Principal } from '../../workspace/index.ts'
 import type { CursorCodec } from '../../core/index.ts'

@@ -4,9 +4,8 @@
 // other kind. State lives in PostgreSQL only, so any api process serves them.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { setTimeout as sleep } from 'node:timers/promises'
-import {
-  acceptObservations, checksOfSource, checksTag, recordContact, sourceOfToken, type CollectorObservation, type CollectorSource, type Database,
-} from '../../monitor/index.ts'
+import { acceptObservations, checksOfSource, checksTag, recordContact, sourceOfToken, type CollectorObservation, type CollectorSource } from '../../monitor/index.ts'
+import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { AuthInvalidError } from '../../workspace/index.ts'
 import { SCOPES } from '../../workspace/index.ts'

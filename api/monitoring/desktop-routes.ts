@@ -2,7 +2,8 @@
 // an owner-only socket operation; reads need monitor:read, heartbeats
 // monitor:heartbeat with an exact grant for the resource.
 import type { FastifyInstance } from 'fastify'
-import { checkAction, createCheck, editCheck, recordBeat, toCheckView, CheckNotFoundError, type CheckAction, type Database } from '../../monitor/index.ts'
+import { checkAction, createCheck, editCheck, recordBeat, toCheckView, CheckNotFoundError, type CheckAction } from '../../monitor/index.ts'
+import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach } from '../../workspace/index.ts'
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../core/index.ts'

@@ -2,7 +2,8 @@
 // a check's recent observations (uptime bar, response times) and the run /
 // pause / resume actions the cloud contract has no route for.
 import type { FastifyInstance } from 'fastify'
-import { checkAction, findCheck, listResults, toCheckView, CheckNotFoundError, MAX_RESULTS_LISTED, type Database } from '../../monitor/index.ts'
+import { checkAction, findCheck, listResults, toCheckView, CheckNotFoundError, MAX_RESULTS_LISTED } from '../../monitor/index.ts'
+import type { Database } from '../../core/index.ts'
 import { NotFoundError } from '../../core/index.ts'
 import { RESOURCE_PARAMS } from '../../workspace/index.ts'
 import { resourceExists } from '../../workspace/index.ts'

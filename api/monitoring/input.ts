@@ -1,10 +1,8 @@
 // Turns monitoring request bodies into the monitor stage's NewCheck/CheckPatch,
 // with the checks a schema cannot express (per-kind configuration, credential
 // references, location rules, source ids) reported at their place in the body.
-import {
-  ALL_LOCATIONS, defaultLocation, parseConfig, parseCredentialRef, sourceOnResource,
-  type CheckConfig, type CheckPatch, type CheckRow, type ConfigIssue, type CredentialRef, type Kind, type Location, type NewCheck, type Sql,
-} from '../../monitor/index.ts'
+import { ALL_LOCATIONS, defaultLocation, parseConfig, parseCredentialRef, sourceOnResource, type CheckConfig, type CheckPatch, type CheckRow, type ConfigIssue, type CredentialRef, type Kind, type Location, type NewCheck } from '../../monitor/index.ts'
+import type { Sql } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
 import { detail, toDetails, type DetailItem } from '../../core/index.ts'
 

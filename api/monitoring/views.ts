@@ -1,9 +1,7 @@
 // Response bodies of the monitoring routes. No credential reference, token
 // hash or secret ever appears in them.
-import {
-  aggregateHealth, listChecks, listIncidents, listTransitions, toCheckView,
-  type CheckView, type Health, type IncidentView, type Sql, type TransitionView,
-} from '../../monitor/index.ts'
+import { aggregateHealth, listChecks, listIncidents, listTransitions, toCheckView, type CheckView, type Health, type IncidentView, type TransitionView } from '../../monitor/index.ts'
+import type { Sql } from '../../core/index.ts'
 
 /** Open incidents first (however old), then the most recent closed ones. */
 export async function openIncidents(db: Sql, ws: string, rid: string): Promise<IncidentView[]> {

@@ -1,6 +1,6 @@
 // PostgreSQL schema for remote collectors, a migration set of its own (stage
 // 'monitor-collectors') so its versions never collide with the monitor stage's.
-import type { MigrationSet } from '../sql.ts'
+import type { MigrationSet } from '../../core/index.ts'
 
 export const COLLECTOR_MIGRATIONS: MigrationSet = {
   stage: 'monitor-collectors',

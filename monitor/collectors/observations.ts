@@ -9,7 +9,7 @@
 // - Stale (older than the check's freshness window when it arrives, e.g. sent
 //   from the offline buffer) or out of order: recorded as a result row, never
 //   applied to health.
-import type { Database, Sql } from '../sql.ts'
+import type { Database, Sql } from '../../core/index.ts'
 import { staleAfterMs } from '../config.ts'
 import type { ProbeReason } from '../errors.ts'
 import { CHECK_COLUMNS, iso, ms, type CheckRow } from '../rows.ts'

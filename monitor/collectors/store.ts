@@ -1,7 +1,7 @@
 // What the collector routes read and write besides observations: the source a
 // collector credential stands for, its contact record (last contact, version,
 // address), and the checks assigned to it with a change tag for long polls.
-import type { Database, Sql } from '../sql.ts'
+import type { Database, Sql } from '../../core/index.ts'
 import type { CredentialRef } from '../credentials.ts'
 import type { Kind } from '../kinds.ts'
 import { iso } from '../rows.ts'

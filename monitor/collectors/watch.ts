@@ -7,7 +7,7 @@
 // raise it once; a unique index on open offline incidents per source backs it.
 // The incident closes when the collector makes contact again (store.ts).
 import { randomUUID } from 'node:crypto'
-import type { Database, Sql } from '../sql.ts'
+import type { Database, Sql } from '../../core/index.ts'
 import { systemClock, type Clock } from '../clock.ts'
 import { iso } from '../rows.ts'
 import { pruneObservationLedger } from './observations.ts'

@@ -1,7 +1,7 @@
 // Heartbeat: passive. POST /v1/heartbeat stores the beat time on the check;
 // this runner only judges it: a beat within interval + grace is up; none yet
 // since the check became active is unknown (waiting); otherwise it is missing.
-import type { Sql } from '../sql.ts'
+import type { Sql } from '../../core/index.ts'
 import { PROBE_REASONS } from '../errors.ts'
 import { outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
 

@@ -1,5 +1,5 @@
 // One runner per kind.
-import type { Sql } from '../sql.ts'
+import type { Sql } from '../../core/index.ts'
 import type { Kind } from '../kinds.ts'
 import { DatabaseRunner } from './database.ts'
 import { HeartbeatRunner } from './heartbeat.ts'
