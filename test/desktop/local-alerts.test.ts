@@ -7,7 +7,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { startTestDesktop } from './desktop-helpers.ts'
-import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor } from '../alerts/receivers.ts'
+import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor } from '../alerting/alerts/receivers.ts'
 
 const http = await startHttpReceiver()
 const smtp = await startSmtpReceiver()

@@ -3,7 +3,7 @@
 // org.freedesktop.Notifications.Notify call: what a desktop's toasts reach.
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
-import { waitFor } from '../alerts/receivers.ts'
+import { waitFor } from '../alerting/alerts/receivers.ts'
 
 export interface NotifyCall {
   method: string

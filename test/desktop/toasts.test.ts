@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { DbusToasts } from '../../desktop/toasts.ts'
 import { startTestDesktop, type TestDesktop } from './desktop-helpers.ts'
 import { startSessionBus } from './session-bus.ts'
-import { closedPort, waitFor } from '../alerts/receivers.ts'
+import { closedPort, waitFor } from '../alerting/alerts/receivers.ts'
 
 // The bus and its notification server (session-bus.ts).
 const bus = await startSessionBus()
