@@ -125,3 +125,19 @@ export function tokenSecret(token: string): string {
   if (!token.startsWith('lkt_') || at < 0 || at === token.length - 1) throw new Error(`not a token: ${token.slice(0, 8)}…`)
   return token.slice(at + 1)
 }
+
+/**
+ * The server sheds load with 503 LOOKOUT_OVERLOADED when its event loop lags (a busy test
+ * machine); this makes `lk.req` retry such answers (up to 40 times, 250 ms apart) so a
+ * test's assertions see the route's own answer. Desktop-contract routes only shed with 503.
+ */
+export function retryWhenShed(lk: TestLookout): void {
+  const plainReq = lk.req.bind(lk)
+  lk.req = async (...args) => {
+    for (let i = 0; ; i++) {
+      const r = await plainReq(...args)
+      if (r.status !== 503 || r.body?.error?.code !== 'LOOKOUT_OVERLOADED' || i === 40) return r
+      await new Promise((ok) => setTimeout(ok, 250))
+    }
+  }
+}

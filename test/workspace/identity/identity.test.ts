@@ -2,20 +2,11 @@
 // api-entitlements and agent-context, with their scope checks.
 import t from 'tap'
 import { createToken, createWorkspace } from '../../../workspace/index.ts'
-import { startTestLookout, tokenSecret } from '../../helpers/lookout.ts'
+import { startTestLookout, tokenSecret, retryWhenShed } from '../../helpers/lookout.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
-// The server sheds load with 503 LOOKOUT_OVERLOADED when its event loop lags (a busy test
-// machine); such answers are retried here so the assertions see the route's own answer.
-const plainReq = lk.req.bind(lk)
-lk.req = async (...args) => {
-  for (let i = 0; ; i++) {
-    const r = await plainReq(...args)
-    if (r.status !== 503 || r.body?.error?.code !== 'LOOKOUT_OVERLOADED' || i === 40) return r
-    await new Promise((ok) => setTimeout(ok, 250))
-  }
-}
+retryWhenShed(lk)
 const P = `/v1/workspaces/${lk.workspaceId}`
 const as = (token: string) => ({ authorization: `Bearer ${token}` })
 

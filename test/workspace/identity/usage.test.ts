@@ -5,20 +5,11 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { buildApp } from '../../../api/index.ts'
 import { RequestRecorder } from '../../../workspace/index.ts'
-import { startTestLookout, tokenSecret } from '../../helpers/lookout.ts'
+import { startTestLookout, tokenSecret, retryWhenShed } from '../../helpers/lookout.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
-// The server sheds load with 503 LOOKOUT_OVERLOADED when its event loop lags (a busy test
-// machine); such answers are retried here so the assertions see the route's own answer.
-const plainReq = lk.req.bind(lk)
-lk.req = async (...args) => {
-  for (let i = 0; ; i++) {
-    const r = await plainReq(...args)
-    if (r.status !== 503 || r.body?.error?.code !== 'LOOKOUT_OVERLOADED' || i === 40) return r
-    await new Promise((ok) => setTimeout(ok, 250))
-  }
-}
+retryWhenShed(lk)
 const P = `/v1/workspaces/${lk.workspaceId}`
 const as = (token: string) => ({ authorization: `Bearer ${token}` })
 const db = lk.lookout.db

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startTestLookout } from '../../helpers/lookout.ts'
+import { startTestLookout, retryWhenShed } from '../../helpers/lookout.ts'
 
 const base = mkdtempSync(join(tmpdir(), 'lookout-repo-test-'))
 t.teardown(() => rmSync(base, { recursive: true, force: true }))
@@ -52,16 +52,7 @@ symlinkSync(evil, join(root, 'link-out'))
 
 const lk = await startTestLookout({ env: { LOOKOUT_REPOSITORY_ROOTS: root } })
 t.teardown(() => lk.stop())
-// The server sheds load with 503 LOOKOUT_OVERLOADED when its event loop lags (a busy test
-// machine); such answers are retried here so the assertions see the route's own answer.
-const plainReq = lk.req.bind(lk)
-lk.req = async (...args) => {
-  for (let i = 0; ; i++) {
-    const r = await plainReq(...args)
-    if (r.status !== 503 || r.body?.error?.code !== 'LOOKOUT_OVERLOADED' || i === 40) return r
-    await new Promise((ok) => setTimeout(ok, 250))
-  }
-}
+retryWhenShed(lk)
 const P = `/v1/workspaces/${lk.workspaceId}`
 const as = (token: string) => ({ authorization: `Bearer ${token}` })
 

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream'
 import { buildApp } from '../../../api/index.ts'
 import { openSshKey } from '../../../workspace/index.ts'
 import { SecretBox } from '../../../core/index.ts'
-import { startTestLookout } from '../../helpers/lookout.ts'
+import { startTestLookout, retryWhenShed } from '../../helpers/lookout.ts'
 
 // Real keys from the real ssh-keygen, made before the server starts (key generation blocks
 // the event loop, which the server's overload guard would notice).
@@ -34,16 +34,7 @@ const secretKey = randomBytes(32)
 // addresses here) would be dialled to install them; test/monitor/neura-ssh.test.ts covers the runtime.
 const lk = await startTestLookout({ roles: ['api'], env: { LOOKOUT_SECRET_KEY: secretKey.toString('base64') } })
 t.teardown(() => lk.stop())
-// The server sheds load with 503 LOOKOUT_OVERLOADED when its event loop lags (a busy test
-// machine); such answers are retried here so the assertions see the route's own answer.
-const plainReq = lk.req.bind(lk)
-lk.req = async (...args) => {
-  for (let i = 0; ; i++) {
-    const r = await plainReq(...args)
-    if (r.status !== 503 || r.body?.error?.code !== 'LOOKOUT_OVERLOADED' || i === 40) return r
-    await new Promise((ok) => setTimeout(ok, 250))
-  }
-}
+retryWhenShed(lk)
 const P = `/v1/workspaces/${lk.workspaceId}`
 const as = (token: string) => ({ authorization: `Bearer ${token}` })
 

@@ -2,20 +2,11 @@
 // expected_updated_at concurrency, listing and scope checks.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { startTestLookout } from '../../helpers/lookout.ts'
+import { startTestLookout, retryWhenShed } from '../../helpers/lookout.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
-// The server sheds load with 503 LOOKOUT_OVERLOADED when its event loop lags (a busy test
-// machine); such answers are retried here so the assertions see the route's own answer.
-const plainReq = lk.req.bind(lk)
-lk.req = async (...args) => {
-  for (let i = 0; ; i++) {
-    const r = await plainReq(...args)
-    if (r.status !== 503 || r.body?.error?.code !== 'LOOKOUT_OVERLOADED' || i === 40) return r
-    await new Promise((ok) => setTimeout(ok, 250))
-  }
-}
+retryWhenShed(lk)
 const P = `/v1/workspaces/${lk.workspaceId}`
 const setStaff = (staffId: number, patch: Record<string, unknown> = {}) =>
   lk.ownerReq('POST', '/admin/staff', { workspace: lk.workspaceId, staff_id: staffId, ...patch })
