@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Loader } from '../../ingest/index.ts'
+import { until } from '../helpers/until.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const batch = (tag: string, n: number) => ({ events: Array.from({ length: n }, (_, i) => ({ message: `${tag} line ${i}`, attributes: { i } })) })
@@ -35,8 +36,8 @@ t.test('a ClickHouse table outage is retried until it is back, nothing lost', as
   const db = lk.lookout.store.database
   await lk.lookout.store.command(`DETACH TABLE ${db}.logs`)
   for (let b = 0; b < 3; b++) t.equal((await lk.req('POST', path, batch(`o${b}`, 100))).status, 200, 'acknowledged during the outage')
-  await new Promise((r) => setTimeout(r, 1500))
-  t.ok((lk.lookout.loader?.stats.insertErrors ?? 0) > 0, 'the loader saw the outage and retried')
+  const errors = await until('the loader to meet the outage', async () => lk.lookout.loader?.stats.insertErrors ?? 0, (n) => n > 0)
+  t.ok(errors > 0, 'the loader saw the outage and retried')
   await lk.lookout.store.command(`ATTACH TABLE ${db}.logs`)
   const rows = await lk.waitRows(rid, 300, 40_000)
   t.equal(rows.length, 300)

@@ -140,7 +140,8 @@ t.test('tcp: connect, banner, send/expect, refused', async (t) => {
   t.equal(plain.status, 'up')
   t.ok((plain.details?.connect_ms as number) >= 0)
   t.equal((await tcp.run(probeTarget('tcp', { host: '127.0.0.1', port: banner.port, expect: 'SSH-2.0' }))).status, 'up')
-  const wrong = await tcp.run(probeTarget('tcp', { host: '127.0.0.1', port: banner.port, expect: 'SMTP', timeout_seconds: 0.3 }))
+  // The probe waits its whole timeout for the expected text; 3 s lets a loaded machine read the banner first.
+  const wrong = await tcp.run(probeTarget('tcp', { host: '127.0.0.1', port: banner.port, expect: 'SMTP', timeout_seconds: 3 }))
   t.equal(wrong.status, 'down')
   t.equal(wrong.code, PROBE_REASONS.banner)
   t.match(wrong.reason, /SSH-2.0/)
