@@ -8,6 +8,7 @@ import { lockHolder } from './lock.ts'
 import { formatStatus, readStatus } from './status.ts'
 import { PG_MIGRATIONS } from '../api/index.ts'
 import { migrate, openPglite, openPostgres } from '../core/index.ts'
+import { UsageError } from './errors.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
 
@@ -47,10 +48,6 @@ Usage:
 
 Environment: LOOKOUT_HOST, LOOKOUT_PORT, LOOKOUT_DATA_DIR, CLICKHOUSE_URL, NATS_URL,
 DATABASE_URL and the other LOOKOUT_* settings in README.md.`
-
-export class UsageError extends Error {
-  readonly code = 'LOOKOUT_USAGE'
-}
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { availableParallelism, homedir } from 'node:os'
 import { alertSettings, type AlertSettings } from '../alerting/index.ts'
 import { DEFAULT_DUPLICATE_WINDOW_MS } from '../ingest/index.ts'
+import { ConfigError } from './errors.ts'
 
 export interface LookoutConfig {
   host: string
@@ -60,10 +61,6 @@ export interface LookoutConfig {
   metricsListen: { host: string; port: number } | undefined
   /** Alert delivery: LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, LOOKOUT_SMTP_URL/_FROM, LOOKOUT_SMS_URL/_TOKEN (api/alerts/README.md). */
   alerts: AlertSettings
-}
-
-export class ConfigError extends Error {
-  readonly code = 'LOOKOUT_CONFIG'
 }
 
 type Env = Record<string, string | undefined>

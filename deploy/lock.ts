@@ -2,10 +2,7 @@
 // processes share. A pid file, taken over when its process is gone (kill -9).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-
-export class DataDirBusy extends Error {
-  readonly code = 'LOOKOUT_DATA_DIR_BUSY'
-}
+import { DataDirBusy } from './errors.ts'
 
 function alive(pid: number): boolean {
   try {

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { delimiter, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { detectNatsServerVersion, jetstreamSyncLines, type NatsServerVersion } from './nats-sync.ts'
+import { NatsServerMissing } from './errors.ts'
 
 export interface ManagedNatsOptions {
   dir: string
@@ -12,10 +13,6 @@ export interface ManagedNatsOptions {
   maxPayload?: string
   maxFileStore?: number
   binary?: string
-}
-
-export class NatsServerMissing extends Error {
-  readonly code = 'LOOKOUT_NATS_SERVER_MISSING'
 }
 
 /** Finds nats-server on PATH or in the sbin folders Debian installs it to. */

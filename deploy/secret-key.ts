@@ -13,19 +13,7 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { sealedSecretsPresent, type Sql } from '../core/index.ts'
 import type { LookoutConfig } from './config.ts'
-
-export const SECRET_KEY_ERROR_CODES = {
-  LOOKOUT_SECRET_KEY_FILE_MISSING: 'start-up: LOOKOUT_SECRET_KEY is not set, the data directory has sealed secrets, and its key file (keys/secret.key) is gone; restore the file or set the key that sealed them, a new key could not open them',
-  LOOKOUT_SECRET_KEY_FILE_UNSAFE: 'start-up: the key file (keys/secret.key) or its directory can be read by other users, is not a regular file of this user, or does not hold a 32-byte key',
-} as const
-
-export class SecretKeyFileMissingError extends Error {
-  readonly code = 'LOOKOUT_SECRET_KEY_FILE_MISSING'
-}
-
-export class SecretKeyFileUnsafeError extends Error {
-  readonly code = 'LOOKOUT_SECRET_KEY_FILE_UNSAFE'
-}
+import { SecretKeyFileMissingError, SecretKeyFileUnsafeError } from './errors.ts'
 
 export function secretKeyPath(dataDir: string): string {
   return join(dataDir, 'keys', 'secret.key')

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import { Client } from 'undici'
 import type { LookoutConfig } from './config.ts'
 import { adminSocketPath } from './admin.ts'
+import { ServerUnreachableError } from './errors.ts'
 
 export interface StatusReport {
   /** Where it was asked: unix:<path> or http://host:port. */
@@ -12,10 +13,6 @@ export interface StatusReport {
   version: string
   status: string
   dependencies: Record<string, string>
-}
-
-export class ServerUnreachableError extends Error {
-  readonly code = 'LOOKOUT_SERVER_UNREACHABLE'
 }
 
 const TIMEOUT_MS = 10_000

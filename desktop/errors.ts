@@ -19,6 +19,16 @@ export const BrowserOriginError = createError<'LOOKOUT_BROWSER_ORIGIN', 403, []>
 export const LengthRequiredError = createError<'LOOKOUT_LENGTH_REQUIRED', 411, []>(
   'LOOKOUT_LENGTH_REQUIRED', 'Chunked requests are refused on the loopback listener: send Content-Length', 411)
 
+/** The desktop's private directory is not private (mode, owner or a symlink). */
+export class PrivateDirError extends Error {
+  readonly code = 'LOOKOUT_PRIVATE_DIR'
+}
+
+/** The tool server could not reach the desktop service on its socket. */
+export class ServiceUnreachable extends Error {
+  readonly code = 'LOOKOUT_SERVICE_UNAVAILABLE'
+}
+
 export const DESKTOP_ERROR_CODES = {
   LOOKOUT_PORTAL_OFFLINE: 'notifications: a portal-backed read or refresh cannot reach the portal; local results are never substituted (503)',
   LOOKOUT_PORTAL_REFUSED: 'portal: the portal answered a portal-backed read or the connection check with a refusal (its token, scopes or live permissions); local results are never substituted (502)',
@@ -28,6 +38,7 @@ export const DESKTOP_ERROR_CODES = {
   LOOKOUT_LOOPBACK_UNAVAILABLE: 'desktop: the loopback listener could not bind its port (in use or not permitted); the settings were not changed (409)',
   LOOKOUT_BROWSER_ORIGIN: 'desktop: the loopback listener refuses requests carrying an Origin or Sec-Fetch-Site header, i.e. from a browser (403)',
   LOOKOUT_LENGTH_REQUIRED: 'desktop: the loopback listener refuses chunked requests; send Content-Length (411)',
+  LOOKOUT_PRIVATE_DIR: 'start-up: the desktop\'s private directory (socket, data) is readable by others, not owned by this user, or a symlink',
   LOOKOUT_MCP_READ_ONLY: 'the tool changes data and the server was started with --read-only (status 403)',
   LOOKOUT_SERVICE_UNAVAILABLE: 'the desktop service stopped answering on its socket; start it again with `lookout desktop` (status 503)',
   LOOKOUT_MCP_TOOL_FAILED: 'the service answered with an error body the tool server could not read (status as answered)',

@@ -11,6 +11,7 @@
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { PrivateDirError } from './errors.ts'
 
 export interface DesktopPaths {
   /** Private directory of the socket: $XDG_RUNTIME_DIR/lookout, else /tmp/lookout-<uid>. */
@@ -18,10 +19,6 @@ export interface DesktopPaths {
   socketPath: string
   /** $LOOKOUT_DATA_DIR, else $XDG_DATA_HOME/lookout, else ~/.local/share/lookout. */
   dataDir: string
-}
-
-export class PrivateDirError extends Error {
-  readonly code = 'LOOKOUT_PRIVATE_DIR'
 }
 
 function uid(): number {

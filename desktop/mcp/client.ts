@@ -3,16 +3,13 @@
 // (X-Lookout-Act-As-Grant) and the service applies that grant's scopes.
 import { Client } from 'undici'
 import { ACT_AS_GRANT_HEADER } from '../act-as.ts'
+import { ServiceUnreachable } from '../errors.ts'
 
 export type Query = Record<string, unknown>
 
 export interface ServiceResponse {
   status: number
   body: unknown
-}
-
-export class ServiceUnreachable extends Error {
-  readonly code = 'LOOKOUT_SERVICE_UNAVAILABLE'
 }
 
 const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])

@@ -3,7 +3,8 @@
 // there, and never opens the data directory itself.
 import { parseArgs } from 'node:util'
 import { desktopPaths, checkPrivateDir } from '../paths.ts'
-import { ServiceClient, ServiceUnreachable } from './client.ts'
+import { ServiceClient } from './client.ts'
+import { ServiceUnreachable } from '../errors.ts'
 import { MCP_EXIT } from './errors.ts'
 import { McpServer } from './server.ts'
 import { serveStdio } from './stdio.ts'

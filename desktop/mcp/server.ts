@@ -4,7 +4,8 @@
 // returns the response to send, or null for a notification.
 import type { ValidateFunction } from 'ajv'
 import { createAjv } from '../../core/index.ts'
-import { ServiceUnreachable, type ServiceClient } from './client.ts'
+import type { ServiceClient } from './client.ts'
+import { ServiceUnreachable } from '../errors.ts'
 import { toJsonSchema } from './schema.ts'
 import { TOOLS, type ToolContext, type ToolSpec } from './tools.ts'
 
