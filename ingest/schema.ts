@@ -1,5 +1,6 @@
 // ClickHouse schema of the log store, created and changed by versioned,
 // idempotent migrations recorded in a table of their own.
+import { COLUMN_DDL } from './row-model.ts'
 import type { LogStore } from './store.ts'
 
 export interface SchemaOptions {
@@ -17,25 +18,8 @@ interface Migration {
   statements(db: string, o: Required<SchemaOptions>): string[]
 }
 
-const COLUMNS = `
-  workspace_id UUID,
-  resource_id UUID,
-  timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
-  observed_timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
-  received_at DateTime64(9) CODEC(Delta, ZSTD(1)),
-  batch_id String CODEC(ZSTD(1)),
-  event_id String CODEC(ZSTD(1)),
-  severity_number UInt8,
-  severity_text LowCardinality(String),
-  message String CODEC(ZSTD(1)),
-  source LowCardinality(String),
-  attributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
-  resource_attributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
-  scope_name LowCardinality(String),
-  scope_version LowCardinality(String),
-  trace_id String CODEC(ZSTD(1)),
-  span_id String CODEC(ZSTD(1)),
-  flags UInt32,
+// The row model's columns (row-model.ts), then the indexes.
+const COLUMNS = `${COLUMN_DDL},
   INDEX idx_message lower(message) TYPE text(tokenizer = 'splitByNonAlpha'),
   INDEX idx_trace_id trace_id TYPE bloom_filter(0.001) GRANULARITY 1,
   INDEX idx_event_id event_id TYPE bloom_filter(0.01) GRANULARITY 1,

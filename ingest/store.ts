@@ -4,7 +4,8 @@ import { Readable } from 'node:stream'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { InvalidOptionError } from '../core/index.ts'
-import { ROW_COLUMNS, ROW_FORMATS, type RowFormat } from './rows.ts'
+import { ROW_COLUMNS } from './row-model.ts'
+import { ROW_FORMATS, type RowFormat } from './rows.ts'
 
 export type QueryParams = Record<string, unknown>
 
@@ -16,7 +17,7 @@ export interface LogStore {
   /** Runs a query and returns its JSONEachRow rows, with the engine's read statistics. */
   query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
   /**
-   * Inserts stored rows (rows.ts: JSONCompactEachRow in ROW_COLUMNS order, or
+   * Inserts stored rows (rows.ts: JSONCompactEachRow in ROW_COLUMNS order (row-model.ts), or
    * JSONEachRow objects) into a table; a repeated token is a no-op. Default format: JSONEachRow.
    */
   insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void>

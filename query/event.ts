@@ -1,6 +1,6 @@
 // A stored log row as the routes return it: every ingested field, times as
 // RFC 3339 strings with all nine fraction digits.
-import { formatNs, severityNameOf } from '../ingest/index.ts'
+import { SEARCHED_COLUMNS, formatNs, severityNameOf, type RowValue, type SearchedColumn, type StoredRow } from '../ingest/index.ts'
 import type { Position } from './filters.ts'
 
 export interface LogEvent {
@@ -27,24 +27,25 @@ export interface LogEvent {
   flags: number
 }
 
-/** A row of EVENT_COLUMNS (sql.ts). */
-export interface EventRow {
-  ts_ns: string
-  observed_ns: string
-  received_ns: string
-  event_id: string
-  resource_id: string
-  severity_number: number
-  severity_text: string
-  message: string
-  source: string
-  attributes: Record<string, string>
-  resource_attributes: Record<string, string>
-  scope_name: string
-  scope_version: string
-  trace_id: string
-  span_id: string
-  flags: number
+/**
+ * The key a searched column comes back under (sql.ts's select list):
+ * nanosecond times leave as decimal text under `<name>_ns`, since an alias
+ * equal to the column's name would stand for the column in WHERE too.
+ */
+export type SearchKey<C extends SearchedColumn> = C['kind'] extends 'ns' ? `${C['name']}_ns` : C['name']
+
+export function searchKey(c: SearchedColumn): string {
+  return c.kind === 'ns' ? `${c.name}_ns` : c.name
+}
+
+/** A row of the search's select list (EVENT_COLUMNS, sql.ts): the row model's searched columns. */
+export type EventRow = { [C in SearchedColumn as SearchKey<C>]: RowValue<C['kind']> }
+
+/** The searched columns of a stored row (the tail's messages) as search returns them. */
+export function eventRowOf(r: StoredRow): EventRow {
+  const out: Record<string, unknown> = {}
+  for (const c of SEARCHED_COLUMNS) out[searchKey(c)] = r[c.name]
+  return out as EventRow
 }
 
 export function toEvent(r: EventRow): LogEvent {
@@ -52,9 +53,9 @@ export function toEvent(r: EventRow): LogEvent {
   return {
     event_id: r.event_id,
     resource_id: r.resource_id,
-    timestamp: formatNs(BigInt(r.ts_ns)),
-    observed_timestamp: r.observed_ns === '0' ? null : formatNs(BigInt(r.observed_ns)),
-    received_at: formatNs(BigInt(r.received_ns)),
+    timestamp: formatNs(BigInt(r.timestamp_ns)),
+    observed_timestamp: r.observed_timestamp_ns === '0' ? null : formatNs(BigInt(r.observed_timestamp_ns)),
+    received_at: formatNs(BigInt(r.received_at_ns)),
     severity: severityNameOf(sev),
     severity_text: r.severity_text,
     severity_number: sev,
@@ -71,5 +72,5 @@ export function toEvent(r: EventRow): LogEvent {
 }
 
 export function positionOf(r: EventRow): Position {
-  return { tsNs: BigInt(r.ts_ns), eventId: r.event_id, resourceId: r.resource_id }
+  return { tsNs: BigInt(r.timestamp_ns), eventId: r.event_id, resourceId: r.resource_id }
 }

@@ -1,7 +1,8 @@
 // The SQL of one search window. The text is fixed per filter shape; every
 // value a caller gave travels as a bound parameter ({name:Type}), never in
 // the SQL text.
-import type { QueryParams } from '../ingest/index.ts'
+import { SEARCHED_COLUMNS, type QueryParams } from '../ingest/index.ts'
+import { searchKey } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
 
 /** One slice of the time line, newest first. */
@@ -19,12 +20,10 @@ export interface BuiltQuery {
   params: QueryParams
 }
 
-/** Columns of a returned event; timestamps leave as nanosecond integers in text, so no precision is lost. */
-export const EVENT_COLUMNS = `toString(toUnixTimestamp64Nano(timestamp)) AS ts_ns,
-  toString(toUnixTimestamp64Nano(observed_timestamp)) AS observed_ns,
-  toString(toUnixTimestamp64Nano(received_at)) AS received_ns,
-  event_id, resource_id, severity_number, severity_text, message, source, attributes, resource_attributes,
-  scope_name, scope_version, trace_id, span_id, flags`
+/** Columns of a returned event (the row model's searched ones); timestamps leave as nanosecond integers in text, so no precision is lost. */
+export const EVENT_COLUMNS = SEARCHED_COLUMNS
+  .map((c) => (c.kind === 'ns' ? `toString(toUnixTimestamp64Nano(${c.name})) AS ${searchKey(c)}` : c.name))
+  .join(', ')
 
 const ORDER = 'ORDER BY timestamp DESC, event_id DESC, resource_id DESC'
 

@@ -6,8 +6,8 @@
 // bound; a reconnect whose Last-Event-ID is still in the ring resumes exactly.
 import { randomBytes } from 'node:crypto'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
-import { InvalidOptionError, parseStoredRow, storedRowHead, type StoredRow } from '../../ingest/index.ts'
-import { toEvent, type EventRow, type LogEvent } from '../event.ts'
+import { InvalidOptionError, parseStoredRow, storedRowHead } from '../../ingest/index.ts'
+import { eventRowOf, toEvent, type LogEvent } from '../event.ts'
 
 export interface TailHubOptions {
   /** The connection to listen on (TailHubs gives its own, never the publish connection). */
@@ -132,7 +132,7 @@ export class TailHub {
       let end = text.indexOf('\n', start)
       if (end === -1) end = text.length
       if (end > start) {
-        out.push(toEvent(rowOf(parseStoredRow(text.slice(start, end)))))
+        out.push(toEvent(eventRowOf(parseStoredRow(text.slice(start, end)))))
       }
       start = end + 1
     }
@@ -228,27 +228,6 @@ export class TailHub {
       this.#ring = this.#ring.slice(this.#ringStart)
       this.#ringStart = 0
     }
-  }
-}
-
-function rowOf(r: StoredRow): EventRow {
-  return {
-    ts_ns: r.timestamp,
-    observed_ns: r.observed_timestamp,
-    received_ns: r.received_at,
-    event_id: r.event_id,
-    resource_id: r.resource_id,
-    severity_number: r.severity_number,
-    severity_text: r.severity_text,
-    message: r.message,
-    source: r.source,
-    attributes: r.attributes,
-    resource_attributes: r.resource_attributes,
-    scope_name: r.scope_name,
-    scope_version: r.scope_version,
-    trace_id: r.trace_id,
-    span_id: r.span_id,
-    flags: r.flags,
   }
 }
 

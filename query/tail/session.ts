@@ -178,15 +178,15 @@ export class TailSession {
       let chunk = ''
       for (const row of r.rows) {
         const ev = toEvent(row)
-        if (BigInt(row.received_ns) >= ringFloor) keys.add(ev.event_id + '/' + ev.resource_id)
+        if (BigInt(row.received_at_ns) >= ringFloor) keys.add(ev.event_id + '/' + ev.resource_id)
         if (!this.#matches(ev)) continue
-        chunk += `id: ${hub.epoch}.0.0.${row.received_ns}\ndata: ${JSON.stringify(ev)}\n\n`
+        chunk += `id: ${hub.epoch}.0.0.${row.received_at_ns}\ndata: ${JSON.stringify(ev)}\n\n`
         this.sent++
       }
       if (chunk !== '' && !(await this.#write(chunk))) return null
       const last = r.rows[r.rows.length - 1]
       if (r.rows.length < CATCH_UP_PAGE || last === undefined) break
-      after = { receivedNs: BigInt(last.received_ns), eventId: last.event_id, resourceId: last.resource_id }
+      after = { receivedNs: BigInt(last.received_at_ns), eventId: last.event_id, resourceId: last.resource_id }
     }
     return { seq, keys }
   }
