@@ -82,9 +82,9 @@ PAYLOAD_COLUMNS.forEach((c, i) => {
 /** The column names of a JSONCompactEachRow row, in order. */
 export const ROW_COLUMNS: readonly LogColumnName[] = PAYLOAD_COLUMNS.map((c) => c.name)
 
-/** A column's index in a JSONCompactEachRow array. */
-export function payloadIndex(name: LogColumnName): number {
-  return (LOG_COLUMNS.find((c) => c.name === name) as LogColumn).at
+/** The model of one column. */
+export function columnOf(name: LogColumnName): LogColumn {
+  return LOG_COLUMNS.find((c) => c.name === name) as LogColumn
 }
 
 /** The column definitions of the `logs` table's CREATE TABLE, in table order (each on its own indented line). */

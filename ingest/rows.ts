@@ -10,7 +10,7 @@
 // no per-record objects survive the call, and each line is encoded straight
 // into one growing buffer per request.
 
-import { PAYLOAD_COLUMNS, payloadIndex, readValue, type LogColumnName, type StoredRow } from './row-model.ts'
+import { PAYLOAD_COLUMNS, columnOf, readValue, type LogColumnName, type StoredRow } from './row-model.ts'
 
 /** The stored row format, and the other one still read. */
 export const ROW_FORMATS = { compact: 'JSONCompactEachRow', objects: 'JSONEachRow' } as const
@@ -39,9 +39,9 @@ export function parseStoredRow(line: string): StoredRow {
 // prefix): storedRowHead reads them without parsing the row.
 const HEAD = ['workspace_id', 'resource_id', 'received_at'] as const
 HEAD.forEach((name, i) => {
-  if (payloadIndex(name) !== i) throw new Error(`row model: ${name} must be payload column ${i}`)
+  if (columnOf(name).at !== i) throw new Error(`row model: ${name} must be payload column ${i}`)
 })
-const headValue = (name: LogColumnName): string => (PAYLOAD_COLUMNS[payloadIndex(name)]?.kind === 'ns' ? '(\\d+)' : '"([0-9a-f-]{36})"')
+const headValue = (name: LogColumnName): string => (columnOf(name).kind === 'ns' ? '(\\d+)' : '"([0-9a-f-]{36})"')
 const COMPACT_HEAD_RE = new RegExp('^\\[' + HEAD.map((n) => headValue(n) + ',').join(''))
 const OBJECT_HEAD_RE = new RegExp('^\\{' + HEAD.map((n) => `"${n}":` + headValue(n) + ',').join(''))
 
@@ -51,8 +51,8 @@ export function storedRowHead(text: string): { workspaceId: string; resourceId: 
   return m === null ? null : { workspaceId: m[1] as string, resourceId: m[2] as string, receivedNs: m[3] as string }
 }
 
-const RESOURCE_AT = payloadIndex('resource_id')
-const EVENT_AT = payloadIndex('event_id')
+const RESOURCE_AT = columnOf('resource_id').at
+const EVENT_AT = columnOf('event_id').at
 
 /** The resource and event id of one stored row line, without the rest of the row. */
 export function storedRowIds(line: string): { resourceId: string; eventId: string } {
