@@ -3,10 +3,10 @@
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import { DecoderPool, DiskGuard, type IngestService, type IngestServiceOptions } from '../../ingest/index.ts'
+import { DecoderPool, DiskGuard, IngestService, type IngestServiceOptions } from '../../ingest/index.ts'
 import { buildApp, readinessChecks, type AppOptions } from '../../api/index.ts'
 import { TokenVerifier, ownerResolver } from '../../workspace/index.ts'
-import { MeteredIngestService, type LookoutMetrics } from '../../metrics/index.ts'
+import type { LookoutMetrics } from '../../metrics/index.ts'
 import type { LookoutConfig } from '../config.ts'
 import type { Engines } from './engines.ts'
 import type { Cleanups } from './cleanups.ts'
@@ -43,7 +43,8 @@ export async function startApiRole(
   await diskGuard.start()
   cleanups.add(() => diskGuard.stop())
   metrics.watchPool(pool)
-  const ingest = new MeteredIngestService(metrics, pool, broker, {
+  const ingest = new IngestService(pool, broker, {
+    observer: metrics,
     maxInFlightBytes: config.maxInFlightBytes,
     maxDecompressedBytes: config.maxDecompressedBytes,
     retentionDays: config.retentionDays,

@@ -5,7 +5,7 @@ import type { Logger } from 'pino'
 import { Loader, scheduleSizeCap, type Broker, type LogStore } from '../../ingest/index.ts'
 import { SshKeyRuntime } from '../../workspace/index.ts'
 import type { Database } from '../../core/index.ts'
-import { meteredLogStore, type LookoutMetrics } from '../../metrics/index.ts'
+import type { LookoutMetrics } from '../../metrics/index.ts'
 import { startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers } from '../../alerting/index.ts'
 import { CollectorWatch, Monitor } from '../../monitor/index.ts'
 import type { LookoutConfig } from '../config.ts'
@@ -14,7 +14,7 @@ import type { Cleanups } from './cleanups.ts'
 export async function startLoaderRole(
   config: LookoutConfig, broker: Broker, store: LogStore, metrics: LookoutMetrics, cleanups: Cleanups, sizeCap: boolean,
 ): Promise<Loader> {
-  const loader = new Loader(broker, meteredLogStore(store, metrics), { maxRows: config.loaderMaxRows, maxBytes: config.loaderMaxBytes, flushMs: config.loaderFlushMs, duplicateWindowMs: config.duplicateWindowMs })
+  const loader = new Loader(broker, store, { observer: metrics, maxRows: config.loaderMaxRows, maxBytes: config.loaderMaxBytes, flushMs: config.loaderFlushMs, duplicateWindowMs: config.duplicateWindowMs })
   metrics.watchLoader(loader)
   await loader.start()
   cleanups.add(() => loader.stop())

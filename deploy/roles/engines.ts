@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import { Broker, migrateLogStore, openLogStore, type LogStore } from '../../ingest/index.ts'
 import { PG_MIGRATIONS } from '../../api/index.ts'
 import { migrate, openPglite, openPostgres, type Database } from '../../core/index.ts'
-import { MeteredBroker, type LookoutMetrics } from '../../metrics/index.ts'
+import type { LookoutMetrics } from '../../metrics/index.ts'
 import type { LookoutConfig } from '../config.ts'
 import { ManagedNats } from '../nats-server.ts'
 import { withSecretKey } from '../secret-key.ts'
@@ -31,7 +31,8 @@ export async function startEngines(
     const n = nats
     cleanups.add(() => n.stop())
   }
-  const broker: Broker = new MeteredBroker(metrics, {
+  const broker = new Broker({
+    observer: metrics,
     servers: natsUrl.split(','),
     replicas: config.natsReplicas,
     maxBytes: config.streamMaxBytes,
