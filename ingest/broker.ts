@@ -73,6 +73,8 @@ export interface BrokerOptions {
 
 const MS = 1_000_000 // nanoseconds per millisecond (JetStream durations are ns)
 export const DEFAULT_DUPLICATE_WINDOW_MS = 600_000
+/** The broker's defaults; deploy/config.ts reads them for its NATS and stream variables. */
+export const BROKER_DEFAULTS = { replicas: 1, maxBytes: 8 * 1024 ** 3, duplicateWindowMs: DEFAULT_DUPLICATE_WINDOW_MS } as const
 /**
  * How long a loader may hold a message before JetStream redelivers it. Short,
  * so a crashed loader's batch comes back quickly; a loader busy with a long
@@ -90,9 +92,9 @@ export class Broker {
   #consumerNc: NatsConnection | null = null
 
   constructor(options: BrokerOptions) {
-    const replicas = options.replicas ?? 1
+    const replicas = options.replicas ?? BROKER_DEFAULTS.replicas
     if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw new InvalidOptionError('replicas', 'must be an integer 1..5')
-    const maxBytes = options.maxBytes ?? 8 * 1024 ** 3
+    const maxBytes = options.maxBytes ?? BROKER_DEFAULTS.maxBytes
     if (!(maxBytes > 0)) throw new InvalidOptionError('maxBytes', 'must be > 0')
     this.stream = options.stream ?? 'LOGS'
     const window = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS

@@ -12,6 +12,10 @@ import { isDataError } from './store-errors.ts'
 import { knownEventIds, storedBatchRows, storedEventIds, type ReceivedRange } from './stored.ts'
 import { RecentIds } from './recent-ids.ts'
 import type { LoaderObserver } from './observer.ts'
+import { positiveNumber } from '../core/index.ts'
+
+/** The loader's defaults; deploy/config.ts reads them for its LOOKOUT_LOADER_* variables. */
+export const LOADER_DEFAULTS = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, flushMs: 500, maxRetryDelayMs: 30_000 } as const
 
 export interface LoaderOptions {
   /** Rows per insert before a batch is cut; default 50,000. */
@@ -82,11 +86,11 @@ export class Loader {
   constructor(broker: Broker, store: LogStore, options: LoaderOptions = {}) {
     this.#broker = broker
     this.#store = store
-    this.#maxRows = positive('maxRows', options.maxRows ?? 50_000)
-    this.#maxBytes = positive('maxBytes', options.maxBytes ?? 32 * 1024 * 1024)
-    this.#flushMs = positive('flushMs', options.flushMs ?? 500)
-    this.#maxRetryDelayMs = positive('maxRetryDelayMs', options.maxRetryDelayMs ?? 30_000)
-    this.#windowNs = positive('duplicateWindowMs', options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS) * 1e6
+    this.#maxRows = positiveNumber('maxRows', options.maxRows ?? LOADER_DEFAULTS.maxRows)
+    this.#maxBytes = positiveNumber('maxBytes', options.maxBytes ?? LOADER_DEFAULTS.maxBytes)
+    this.#flushMs = positiveNumber('flushMs', options.flushMs ?? LOADER_DEFAULTS.flushMs)
+    this.#maxRetryDelayMs = positiveNumber('maxRetryDelayMs', options.maxRetryDelayMs ?? LOADER_DEFAULTS.maxRetryDelayMs)
+    this.#windowNs = positiveNumber('duplicateWindowMs', options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS) * 1e6
     this.#observer = options.observer
   }
 
@@ -497,10 +501,6 @@ function batchToken(msgs: readonly JsMsg[]): string {
   return h.digest('hex')
 }
 
-function positive(name: string, v: number): number {
-  if (!Number.isFinite(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive number')
-  return v
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms))

@@ -10,6 +10,12 @@ import { InvalidOptionError } from '../core/index.ts'
 import { LIMITS } from './decode/schemas.ts'
 import { nowNs } from '../core/index.ts'
 import type { IngestObserver } from './observer.ts'
+import { positiveInt } from '../core/index.ts'
+
+/** The ingest service's defaults; deploy/config.ts reads them for its LOOKOUT_* variables. */
+export const INGEST_DEFAULTS = {
+  maxInFlightBytes: 256 * 1024 * 1024, maxDecompressedBytes: 64 * 1024 * 1024, chunkBytes: 1024 * 1024, maxMessageBytes: 8 * 1024 * 1024, retentionDays: 7,
+} as const
 
 export interface IngestServiceOptions {
   /** Counts what is acknowledged (metrics stage). */
@@ -87,11 +93,11 @@ export class IngestService {
   constructor(pool: DecoderPool, broker: Broker, options: IngestServiceOptions = {}) {
     this.#pool = pool
     this.#broker = broker
-    this.#maxInFlight = positiveInt('maxInFlightBytes', options.maxInFlightBytes ?? 256 * 1024 * 1024)
-    this.#maxDecompressed = positiveInt('maxDecompressedBytes', options.maxDecompressedBytes ?? 64 * 1024 * 1024)
-    this.#chunkBytes = positiveInt('chunkBytes', options.chunkBytes ?? 1024 * 1024)
-    this.#maxMessageBytes = positiveInt('maxMessageBytes', options.maxMessageBytes ?? 8 * 1024 * 1024)
-    this.#retentionNs = BigInt(positiveInt('retentionDays', options.retentionDays ?? 7)) * 86_400n * 1_000_000_000n
+    this.#maxInFlight = positiveInt('maxInFlightBytes', options.maxInFlightBytes ?? INGEST_DEFAULTS.maxInFlightBytes)
+    this.#maxDecompressed = positiveInt('maxDecompressedBytes', options.maxDecompressedBytes ?? INGEST_DEFAULTS.maxDecompressedBytes)
+    this.#chunkBytes = positiveInt('chunkBytes', options.chunkBytes ?? INGEST_DEFAULTS.chunkBytes)
+    this.#maxMessageBytes = positiveInt('maxMessageBytes', options.maxMessageBytes ?? INGEST_DEFAULTS.maxMessageBytes)
+    this.#retentionNs = BigInt(positiveInt('retentionDays', options.retentionDays ?? INGEST_DEFAULTS.retentionDays)) * 86_400n * 1_000_000_000n
     this.#onAccepted = options.onAccepted
     this.#diskGuard = options.diskGuard
     this.#observer = options.observer
@@ -216,7 +222,3 @@ export class IngestService {
   }
 }
 
-function positiveInt(name: string, v: number): number {
-  if (!Number.isInteger(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive integer')
-  return v
-}
