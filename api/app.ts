@@ -70,7 +70,7 @@ export interface AppOptions {
   otlpContract?: Contract
   ownerPrincipal?: AuthOptions['ownerPrincipal']
   logger?: FastifyServerOptions['logger']
-  /** A logger built by the caller (api/logging.ts), shared with the other roles; wins over `logger`. */
+  /** A logger built by the caller (core/logging.ts), shared with the other roles; wins over `logger`. */
   loggerInstance?: FastifyBaseLogger
   /** Process metrics: per-route request metrics are recorded into it. */
   metrics?: LookoutMetrics
@@ -101,7 +101,7 @@ export interface AppOptions {
   desktop?: DesktopService
   /** Desktop features this server offers as a portal, answered in X-Service-Desktop-Features (not on a desktop service); default task-taxonomy-v1. */
   portalFeatures?: readonly string[]
-  /** The desktop loopback listener: browser and chunked requests refused, a token on every route (api/desktop/loopback.ts). */
+  /** The desktop loopback listener: browser and chunked requests refused, a token on every route (desktop/loopback.ts). */
   loopback?: boolean
   /** Serve the web console under / (console/); default: on, except on the owner socket and the desktop loopback listener. */
   console?: boolean

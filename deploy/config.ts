@@ -38,7 +38,7 @@ export interface LookoutConfig {
   logLevel: string
   /** Event-loop delay (ms) past which requests are shed with 503; 0 disables. */
   maxEventLoopDelayMs: number
-  /** Verified tokens kept in memory (api/auth/verifier.ts); 0: a token query on every request. */
+  /** Verified tokens kept in memory (workspace/identity/verifier.ts); 0: a token query on every request. */
   tokenCacheSize: number
   /** LOOKOUT_CACHE_DIR: this user's cache (an initialized PGlite cluster for fresh data directories); undefined: none. */
   cacheDir: string | undefined
@@ -60,7 +60,7 @@ export interface LookoutConfig {
   metricsToken: string | undefined
   /** LOOKOUT_METRICS_LISTEN (host:port): GET /metrics on a listener of its own, in every role. */
   metricsListen: { host: string; port: number } | undefined
-  /** Alert delivery: LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, LOOKOUT_SMTP_URL/_FROM, LOOKOUT_SMS_URL/_TOKEN (api/alerts/README.md). */
+  /** Alert delivery: LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, LOOKOUT_SMTP_URL/_FROM, LOOKOUT_SMS_URL/_TOKEN (alerting/alerts/README.md). */
   alerts: AlertSettings
 }
 
