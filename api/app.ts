@@ -48,6 +48,11 @@ import { principalById } from '../workspace/index.ts'
 import { PipelineSamples } from '../metrics/index.ts'
 import { pipelineRoute } from './metrics/pipeline-route.ts'
 
+/** The edge's defaults; deploy/config.ts reads them for its LOOKOUT_* variables. */
+export const APP_DEFAULTS = {
+  bodyTimeoutMs: 30_000, headersTimeoutMs: 10_000, maxBodyBytes: 16 * 1024 * 1024, maxEventLoopDelayMs: 1000,
+} as const
+
 export interface AppOptions {
   db: Database
   ingest: IngestService
@@ -65,7 +70,7 @@ export interface AppOptions {
   otlpContract?: Contract
   ownerPrincipal?: AuthOptions['ownerPrincipal']
   logger?: FastifyServerOptions['logger']
-  /** A logger built by the caller (api/logging.ts), shared with the other roles; wins over `logger`. */
+  /** A logger built by the caller (core/logging.ts), shared with the other roles; wins over `logger`. */
   loggerInstance?: FastifyBaseLogger
   /** Process metrics: per-route request metrics are recorded into it. */
   metrics?: LookoutMetrics
@@ -96,7 +101,7 @@ export interface AppOptions {
   desktop?: DesktopService
   /** Desktop features this server offers as a portal, answered in X-Service-Desktop-Features (not on a desktop service); default task-taxonomy-v1. */
   portalFeatures?: readonly string[]
-  /** The desktop loopback listener: browser and chunked requests refused, a token on every route (api/desktop/loopback.ts). */
+  /** The desktop loopback listener: browser and chunked requests refused, a token on every route (desktop/loopback.ts). */
   loopback?: boolean
   /** Serve the web console under / (console/); default: on, except on the owner socket and the desktop loopback listener. */
   console?: boolean
@@ -124,10 +129,10 @@ const TIMEOUT_CHECK_MS = 1000
 const BACKSTOP_MS = 300_000
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
-  const bodyTimeout = opts.bodyTimeoutMs ?? 30_000
+  const bodyTimeout = opts.bodyTimeoutMs ?? APP_DEFAULTS.bodyTimeoutMs
   // Node's whole-request limit is only a backstop: bodies are timed by edge/body-deadline.ts from when they are read.
   const requestTimeout = Math.max(BACKSTOP_MS, 2 * bodyTimeout)
-  const headersTimeout = Math.min(opts.headersTimeoutMs ?? 10_000, requestTimeout)
+  const headersTimeout = Math.min(opts.headersTimeoutMs ?? APP_DEFAULTS.headersTimeoutMs, requestTimeout)
   const app = Fastify({
     requestTimeout,
     // Headers that trickle in are cut by Node: 408, connection closed (edge/client-error.ts answers).
@@ -195,7 +200,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // ssh:// repositories use the resource's registered key with the managed runtime's strict client.
     ...(opts.secretKey === undefined ? {} : { runtime: new SshKeyRuntime(opts.db, opts.secretKey) }),
   })
-  await app.register(identityRoutes, { db: opts.db, version: opts.version ?? '0.0.0', maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024 })
+  await app.register(identityRoutes, { db: opts.db, version: opts.version ?? '0.0.0', maxBodyBytes: opts.maxBodyBytes ?? APP_DEFAULTS.maxBodyBytes })
   await app.register(senderRoutes, { db: opts.db })
   await app.register(monitoringRoutes, { db: opts.db, cursors })
   await app.register(alertRoutes, { db: opts.db, settings: opts.alerts })
@@ -209,7 +214,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(ingestRoutes, {
     db: opts.db,
     ingest: opts.ingest,
-    maxBodyBytes: opts.maxBodyBytes ?? 16 * 1024 * 1024,
+    maxBodyBytes: opts.maxBodyBytes ?? APP_DEFAULTS.maxBodyBytes,
     otlpContract: opts.otlpContract ?? 'cloud',
   })
   await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker, maxTails: opts.maxTails })
@@ -224,7 +229,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await app.register(consolePlugin, { sessions, verifyBearer: (b) => verifier.verify(b), dist: opts.consoleDist })
   }
   // Last: its sampling must not count the schema compilation of the routes above.
-  const maxDelay = opts.maxEventLoopDelayMs ?? 1000
+  const maxDelay = opts.maxEventLoopDelayMs ?? APP_DEFAULTS.maxEventLoopDelayMs
   if (maxDelay > 0) {
     await app.register(underPressure, {
       maxEventLoopDelay: maxDelay,

@@ -2,8 +2,9 @@
 // only as SHA-256 hashes (a database dump holds nothing a browser could replay).
 // In PostgreSQL so every api process of a scale-out deployment knows every session.
 
-/** Structurally a MigrationSet of api/db (this stage does not import the api stage). */
-export const CONSOLE_MIGRATIONS = {
+import type { MigrationSet } from '../core/index.ts'
+
+export const CONSOLE_MIGRATIONS: MigrationSet = {
   stage: 'console',
   migrations: [
     {

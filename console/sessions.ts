@@ -3,11 +3,10 @@
 // the token's secret). One-time sign-in codes work the same way and are
 // deleted as they are redeemed.
 import { createHash, randomBytes } from 'node:crypto'
+import type { Sql } from '../core/index.ts'
 
-/** The SQL port this stage needs (structurally api/db's Sql). */
-export interface ConsoleSql {
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: T[]; rowCount: number }>
-}
+/** The SQL port this stage needs: core's. */
+export type ConsoleSql = Pick<Sql, 'query'>
 
 export const SESSION_COOKIE = 'lookout_session'
 /** A session lasts this long from sign-in (the token's revocation ends it sooner). */

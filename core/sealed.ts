@@ -1,4 +1,4 @@
-// Whether the store holds secrets sealed with a key (api/ssh/secret-box.ts):
+// Whether the store holds secrets sealed with a key (core/secret-box.ts):
 // SSH private keys always are, webhook signing secrets when a key was set.
 // The launcher refuses to invent a new key while such secrets exist.
 import type { Sql } from './db/index.ts'

@@ -35,7 +35,7 @@ Usage:
                                                  server's web console (a new console token)
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
   lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
-                                                 $XDG_RUNTIME_DIR/lookout; deploy/desktop/README.md)
+                                                 $XDG_RUNTIME_DIR/lookout; desktop/os/README.md)
   lookout collector --url URL --token TOKEN [--data-dir DIR]
                                                  run a remote probe agent for an enrolled collector
                                                  source (outbound HTTP(S) only; --help for options)
@@ -44,7 +44,7 @@ Usage:
                                                  sync (deploy/PORTAL.md; lookout portal help)
   lookout mcp [--read-only | --grant ID] [--socket PATH]
                                                  stdio tool server (MCP) over the running desktop
-                                                 service (deploy/mcp/README.md)
+                                                 service (desktop/mcp/README.md)
 
 Environment: LOOKOUT_HOST, LOOKOUT_PORT, LOOKOUT_DATA_DIR, CLICKHOUSE_URL, NATS_URL,
 DATABASE_URL and the other LOOKOUT_* settings in README.md.`

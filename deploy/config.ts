@@ -3,7 +3,8 @@
 import { join, resolve } from 'node:path'
 import { availableParallelism, homedir } from 'node:os'
 import { alertSettings, type AlertSettings } from '../alerting/index.ts'
-import { DEFAULT_DUPLICATE_WINDOW_MS } from '../ingest/index.ts'
+import { BROKER_DEFAULTS, INGEST_DEFAULTS, LOADER_DEFAULTS } from '../ingest/index.ts'
+import { APP_DEFAULTS } from '../api/index.ts'
 import { ConfigError } from './errors.ts'
 
 export interface LookoutConfig {
@@ -37,7 +38,7 @@ export interface LookoutConfig {
   logLevel: string
   /** Event-loop delay (ms) past which requests are shed with 503; 0 disables. */
   maxEventLoopDelayMs: number
-  /** Verified tokens kept in memory (api/auth/verifier.ts); 0: a token query on every request. */
+  /** Verified tokens kept in memory (workspace/identity/verifier.ts); 0: a token query on every request. */
   tokenCacheSize: number
   /** LOOKOUT_CACHE_DIR: this user's cache (an initialized PGlite cluster for fresh data directories); undefined: none. */
   cacheDir: string | undefined
@@ -59,7 +60,7 @@ export interface LookoutConfig {
   metricsToken: string | undefined
   /** LOOKOUT_METRICS_LISTEN (host:port): GET /metrics on a listener of its own, in every role. */
   metricsListen: { host: string; port: number } | undefined
-  /** Alert delivery: LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, LOOKOUT_SMTP_URL/_FROM, LOOKOUT_SMS_URL/_TOKEN (api/alerts/README.md). */
+  /** Alert delivery: LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, LOOKOUT_SMTP_URL/_FROM, LOOKOUT_SMS_URL/_TOKEN (alerting/alerts/README.md). */
   alerts: AlertSettings
 }
 
@@ -140,23 +141,23 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     clickhouseUrl: url(env, 'CLICKHOUSE_URL', ['http', 'https']),
     natsUrl: url(env, 'NATS_URL', ['nats', 'tls', 'ws', 'wss']),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres', 'postgresql']),
-    retentionDays: int(env, 'LOOKOUT_RETENTION_DAYS', 7, 1, 3650),
+    retentionDays: int(env, 'LOOKOUT_RETENTION_DAYS', INGEST_DEFAULTS.retentionDays, 1, 3650),
     maxLogBytes: int(env, 'LOOKOUT_MAX_LOG_BYTES', 1024 * MiB, 1 * MiB),
-    maxBodyBytes: int(env, 'LOOKOUT_MAX_BODY_BYTES', 16 * MiB, 1024, 1024 * MiB),
-    maxDecompressedBytes: int(env, 'LOOKOUT_MAX_DECOMPRESSED_BYTES', 64 * MiB, 1024, 1024 * MiB),
-    maxInFlightBytes: int(env, 'LOOKOUT_MAX_INFLIGHT_BYTES', 256 * MiB, 1 * MiB),
+    maxBodyBytes: int(env, 'LOOKOUT_MAX_BODY_BYTES', APP_DEFAULTS.maxBodyBytes, 1024, 1024 * MiB),
+    maxDecompressedBytes: int(env, 'LOOKOUT_MAX_DECOMPRESSED_BYTES', INGEST_DEFAULTS.maxDecompressedBytes, 1024, 1024 * MiB),
+    maxInFlightBytes: int(env, 'LOOKOUT_MAX_INFLIGHT_BYTES', INGEST_DEFAULTS.maxInFlightBytes, 1 * MiB),
     workers: int(env, 'LOOKOUT_WORKERS', Math.max(1, availableParallelism()), 1, 256),
-    loaderMaxRows: int(env, 'LOOKOUT_LOADER_MAX_ROWS', 50_000, 1),
-    loaderMaxBytes: int(env, 'LOOKOUT_LOADER_MAX_BYTES', 32 * MiB, 1 * MiB, 1024 * MiB),
-    loaderFlushMs: int(env, 'LOOKOUT_LOADER_FLUSH_MS', 500, 10, 60_000),
-    streamMaxBytes: int(env, 'LOOKOUT_STREAM_MAX_BYTES', 8 * 1024 * MiB, 1 * MiB),
+    loaderMaxRows: int(env, 'LOOKOUT_LOADER_MAX_ROWS', LOADER_DEFAULTS.maxRows, 1),
+    loaderMaxBytes: int(env, 'LOOKOUT_LOADER_MAX_BYTES', LOADER_DEFAULTS.maxBytes, 1 * MiB, 1024 * MiB),
+    loaderFlushMs: int(env, 'LOOKOUT_LOADER_FLUSH_MS', LOADER_DEFAULTS.flushMs, 10, 60_000),
+    streamMaxBytes: int(env, 'LOOKOUT_STREAM_MAX_BYTES', BROKER_DEFAULTS.maxBytes, 1 * MiB),
     minFreeDiskBytes: int(env, 'LOOKOUT_MIN_FREE_DISK_BYTES', 512 * MiB, 0),
-    natsReplicas: int(env, 'LOOKOUT_NATS_REPLICAS', 1, 1, 5),
-    duplicateWindowMs: int(env, 'LOOKOUT_DUPLICATE_WINDOW_MS', DEFAULT_DUPLICATE_WINDOW_MS, 1000),
+    natsReplicas: int(env, 'LOOKOUT_NATS_REPLICAS', BROKER_DEFAULTS.replicas, 1, 5),
+    duplicateWindowMs: int(env, 'LOOKOUT_DUPLICATE_WINDOW_MS', BROKER_DEFAULTS.duplicateWindowMs, 1000),
     decodeQueue: int(env, 'LOOKOUT_DECODE_QUEUE', 256, 1, 1_000_000),
     ...requestTimeouts(env),
     logLevel: env.LOOKOUT_LOG_LEVEL || 'info',
-    maxEventLoopDelayMs: int(env, 'LOOKOUT_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
+    maxEventLoopDelayMs: int(env, 'LOOKOUT_MAX_EVENT_LOOP_DELAY_MS', APP_DEFAULTS.maxEventLoopDelayMs, 0, 60_000),
     tokenCacheSize: int(env, 'LOOKOUT_TOKEN_CACHE_SIZE', 10_000, 0, 10_000_000),
     cacheDir: cacheDir(env),
     clickhouseLayout: layout,
@@ -174,8 +175,8 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
 }
 
 function requestTimeouts(env: Env): { bodyTimeoutMs: number; headersTimeoutMs: number } {
-  const bodyTimeoutMs = int(env, 'LOOKOUT_BODY_TIMEOUT_MS', 30_000, 1000, 3_600_000)
-  const headersTimeoutMs = int(env, 'LOOKOUT_HEADERS_TIMEOUT_MS', 10_000, 1000, 300_000)
+  const bodyTimeoutMs = int(env, 'LOOKOUT_BODY_TIMEOUT_MS', APP_DEFAULTS.bodyTimeoutMs, 1000, 3_600_000)
+  const headersTimeoutMs = int(env, 'LOOKOUT_HEADERS_TIMEOUT_MS', APP_DEFAULTS.headersTimeoutMs, 1000, 300_000)
   return { bodyTimeoutMs, headersTimeoutMs }
 }
 

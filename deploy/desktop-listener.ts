@@ -1,5 +1,5 @@
 // The desktop service's optional HTTP listener: the same API as the socket
-// minus the owner, built with the loopback edge (api/desktop/loopback.ts) and
+// minus the owner, built with the loopback edge (desktop/loopback.ts) and
 // bound to 127.0.0.1 only; the port is the only thing settings choose.
 import { buildApp, registeredRoutes, type AppOptions } from '../api/index.ts'
 import { type LoopbackHandle } from '../desktop/index.ts'

@@ -1,6 +1,6 @@
 // `lookout desktop`: the per-user service. Every role in one process on the
 // user's data directory, its API for the owner on a Unix socket in a private
-// runtime directory (deploy/desktop/paths.ts), an optional loopback listener,
+// runtime directory (desktop/paths.ts), an optional loopback listener,
 // log retention and forwarding driven by settings (api/desktop/).
 import { parseArgs } from 'node:util'
 import { createWorkspace } from '../workspace/index.ts'

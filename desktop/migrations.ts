@@ -1,4 +1,4 @@
-// PostgreSQL schema of the desktop service (api/desktop/README.md): its
+// PostgreSQL schema of the desktop service (desktop/README.md): its
 // settings (one row) and the bounded queue of log batches to forward.
 import type { MigrationSet } from '../core/index.ts'
 

@@ -5,7 +5,7 @@
 // is never limited by it. A route with no row is refused to every grant, and
 // test/desktop/route-access.test.ts fails until it gets one: adding a route to
 // the desktop service means deciding here who can reach it. HEAD follows GET.
-// The same table is in api/desktop/README.md ("Route access").
+// The same table is in desktop/README.md ("Route access").
 import { SCOPES, type Scope } from '../workspace/index.ts'
 
 export const OWNER_ONLY = 'owner-only'

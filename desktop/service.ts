@@ -35,7 +35,7 @@ export interface DesktopServiceOptions {
   forwarder?: ForwarderOptions
   /** Where failures outside a request go (the service's logger). */
   onError?: (message: string, err: unknown) => void
-  /** How toasts reach the desktop now (deploy/desktop/toasts.ts), for the status view. */
+  /** How toasts reach the desktop now (desktop/toasts.ts), for the status view. */
   toasts?: () => unknown
   /** Seals the portal connection's token (LOOKOUT_SECRET_KEY). */
   secretKey?: Buffer

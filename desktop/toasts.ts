@@ -2,7 +2,7 @@
 // (org.freedesktop.Notifications.Notify) on the user's session D-Bus, sent by
 // Debian's notify-send (libnotify-bin): no D-Bus client library is among the
 // dependencies, and notify-send is the user session's own tool. The toaster
-// (api/notifications/toaster.ts) has claimed each toast before it gets here,
+// (alerting/notifications/toaster.ts) has claimed each toast before it gets here,
 // so a failure loses the toast, never the inbox entry. Without a session bus
 // the inbox is the record and the status says so.
 import { execFile } from 'node:child_process'

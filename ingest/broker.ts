@@ -2,13 +2,14 @@
 import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
 import {
-  AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType,
+  AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType,
   type Consumer, type JetStreamClient, type JetStreamManager, type PubAck,
 } from '@nats-io/jetstream'
-import { headers } from '@nats-io/transport-node'
+import { headers, type MsgHdrs } from '@nats-io/transport-node'
 import pRetry from 'p-retry'
 import { BrokerUnavailableError, IngestOverloadedError } from './errors.ts'
 import { InvalidOptionError } from '../core/index.ts'
+import type { BrokerObserver } from './observer.ts'
 
 export const SUBJECTS = {
   rows: 'lookout.logs.rows',
@@ -57,6 +58,8 @@ export interface BrokerOptions {
    * Collector's default retry budget (5 minutes).
    */
   duplicateWindowMs?: number
+  /** Counts each publish (metrics stage). */
+  observer?: BrokerObserver
   /** Time to wait for a publish acknowledgement. */
   publishTimeoutMs?: number
   /**
@@ -70,6 +73,8 @@ export interface BrokerOptions {
 
 const MS = 1_000_000 // nanoseconds per millisecond (JetStream durations are ns)
 export const DEFAULT_DUPLICATE_WINDOW_MS = 600_000
+/** The broker's defaults; deploy/config.ts reads them for its NATS and stream variables. */
+export const BROKER_DEFAULTS = { replicas: 1, maxBytes: 8 * 1024 ** 3, duplicateWindowMs: DEFAULT_DUPLICATE_WINDOW_MS } as const
 /**
  * How long a loader may hold a message before JetStream redelivers it. Short,
  * so a crashed loader's batch comes back quickly; a loader busy with a long
@@ -80,16 +85,16 @@ export const ACK_WAIT_MS = 10_000
 export class Broker {
   readonly stream: string
   readonly consumerName = 'loader'
-  readonly #opts: Required<Omit<BrokerOptions, 'name'>>
+  readonly #opts: Required<Omit<BrokerOptions, 'name' | 'observer'>> & Pick<BrokerOptions, 'observer'>
   #nc: NatsConnection | null = null
   #js: JetStreamClient | null = null
   #jsm: JetStreamManager | null = null
   #consumerNc: NatsConnection | null = null
 
   constructor(options: BrokerOptions) {
-    const replicas = options.replicas ?? 1
+    const replicas = options.replicas ?? BROKER_DEFAULTS.replicas
     if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) throw new InvalidOptionError('replicas', 'must be an integer 1..5')
-    const maxBytes = options.maxBytes ?? 8 * 1024 ** 3
+    const maxBytes = options.maxBytes ?? BROKER_DEFAULTS.maxBytes
     if (!(maxBytes > 0)) throw new InvalidOptionError('maxBytes', 'must be > 0')
     this.stream = options.stream ?? 'LOGS'
     const window = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS
@@ -102,6 +107,7 @@ export class Broker {
       duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
       publishTimeoutMs: options.publishTimeoutMs ?? 10_000,
       setupTimeoutMs: options.setupTimeoutMs ?? 60_000,
+      observer: options.observer,
     }
     this.#name = options.name ?? 'lookout'
   }
@@ -224,10 +230,31 @@ export class Broker {
   async publish(subject: string, data: Uint8Array, msgId: string, rows: number): Promise<PubAck> {
     const h = headers()
     h.set(HEADER_ROWS, String(rows))
+    return this.#publish(subject, data, msgId, h)
+  }
+
+  /**
+   * Moves a message the engine refuses for its data to the dead-letter stream,
+   * with where it came from and why (a retry of the same message is a duplicate there).
+   */
+  async deadLetter(original: { subject: string; data: Uint8Array; msgId: string }, error: string): Promise<PubAck> {
+    const h = headers()
+    h.set('Lookout-Original-Subject', original.subject)
+    h.set('Lookout-Error', error.slice(0, 500).replace(/[\r\n]+/g, ' '))
+    return this.#publish(SUBJECTS.deadLetter, original.data, 'dlq-' + original.msgId, h)
+  }
+
+  async #publish(subject: string, data: Uint8Array, msgId: string, h: MsgHdrs): Promise<PubAck> {
+    const observer = this.#opts.observer
+    const t0 = observer === undefined ? 0 : performance.now()
     try {
-      return await this.js.publish(subject, data, { msgID: msgId, headers: h, timeout: this.#opts.publishTimeoutMs })
+      const ack = await this.js.publish(subject, data, { msgID: msgId, headers: h, timeout: this.#opts.publishTimeoutMs })
+      observer?.published(ack.duplicate ? 'duplicate' : 'stored', (performance.now() - t0) / 1000, data.byteLength)
+      return ack
     } catch (err) {
-      throw brokerError(err)
+      const mapped = brokerError(err)
+      observer?.published(mapped instanceof IngestOverloadedError ? 'buffer_full' : 'unavailable', (performance.now() - t0) / 1000, data.byteLength)
+      throw mapped
     }
   }
 
@@ -274,13 +301,21 @@ export class Broker {
 }
 
 // JetStream API error: a publish expecting a subject's last sequence found another.
-const WRONG_LAST_SEQUENCE = 10071
+const WRONG_LAST_SEQUENCE = JetStreamApiCodes.StreamWrongLastSequence
 
 /** A publish failure as ingest reports it: a full buffer is overload (retry later), anything else unavailability. */
+// JetStream API codes meaning the stream is full (discard: new): 10047 storage
+// resources exceeded, 10023 insufficient resources, and 10077 "store failed" when
+// the store refused for its byte or message limit (its description says which).
+const FULL_CODES = new Set([10047, 10023])
+const STORE_FAILED = 10077
+
 function brokerError(err: unknown): Error {
   const text = String((err as Error)?.message ?? err)
-  if (/maximum (bytes|messages)|resources exceeded|insufficient resources/i.test(text)) {
-    return new IngestOverloadedError('the durable buffer is full')
+  if (err instanceof JetStreamApiError) {
+    if (FULL_CODES.has(err.code) || (err.code === STORE_FAILED && /maximum (bytes|messages)/i.test(text))) {
+      return new IngestOverloadedError('the durable buffer is full')
+    }
   }
   return new BrokerUnavailableError(text)
 }
@@ -297,6 +332,5 @@ function isClusterForming(err: unknown): boolean {
 }
 
 function isNotFound(err: unknown): boolean {
-  const e = err as { code?: unknown; api_error?: { err_code?: number }; message?: string }
-  return e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(String(e?.message ?? ''))
+  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound)
 }

@@ -3,14 +3,19 @@
 import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
-import { headers, type NatsConnection } from '@nats-io/transport-node'
-import { ACK_WAIT_MS, DEFAULT_DUPLICATE_WINDOW_MS, HEADER_ROWS, SUBJECTS, isLegacySubject, type Broker } from './broker.ts'
+import type { NatsConnection } from '@nats-io/transport-node'
+import { ACK_WAIT_MS, DEFAULT_DUPLICATE_WINDOW_MS, HEADER_ROWS, isLegacySubject, type Broker } from './broker.ts'
 import { rowFormatOf, storedRowHead, storedRowIds, type RowFormat } from './rows.ts'
 import type { LogStore } from './store.ts'
 import { InvalidOptionError } from '../core/index.ts'
 import { isDataError } from './store-errors.ts'
 import { knownEventIds, storedBatchRows, storedEventIds, type ReceivedRange } from './stored.ts'
 import { RecentIds } from './recent-ids.ts'
+import type { LoaderObserver } from './observer.ts'
+import { positiveNumber } from '../core/index.ts'
+
+/** The loader's defaults; deploy/config.ts reads them for its LOOKOUT_LOADER_* variables. */
+export const LOADER_DEFAULTS = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, flushMs: 500, maxRetryDelayMs: 30_000 } as const
 
 export interface LoaderOptions {
   /** Rows per insert before a batch is cut; default 50,000. */
@@ -29,6 +34,8 @@ export interface LoaderOptions {
    * crash is not a JetStream duplicate any more, and only ClickHouse knows.
    */
   duplicateWindowMs?: number
+  /** Counts each insert attempt (metrics stage). */
+  observer?: LoaderObserver
 }
 
 export interface LoaderStats {
@@ -74,15 +81,17 @@ export class Loader {
   readonly #recent = new RecentIds(RECENT_IDS)
   /** When this loader started, ns since the epoch (a double: sub-microsecond precision is not needed). */
   readonly #startedNs = Date.now() * 1e6
+  readonly #observer: LoaderObserver | undefined
 
   constructor(broker: Broker, store: LogStore, options: LoaderOptions = {}) {
     this.#broker = broker
     this.#store = store
-    this.#maxRows = positive('maxRows', options.maxRows ?? 50_000)
-    this.#maxBytes = positive('maxBytes', options.maxBytes ?? 32 * 1024 * 1024)
-    this.#flushMs = positive('flushMs', options.flushMs ?? 500)
-    this.#maxRetryDelayMs = positive('maxRetryDelayMs', options.maxRetryDelayMs ?? 30_000)
-    this.#windowNs = positive('duplicateWindowMs', options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS) * 1e6
+    this.#maxRows = positiveNumber('maxRows', options.maxRows ?? LOADER_DEFAULTS.maxRows)
+    this.#maxBytes = positiveNumber('maxBytes', options.maxBytes ?? LOADER_DEFAULTS.maxBytes)
+    this.#flushMs = positiveNumber('flushMs', options.flushMs ?? LOADER_DEFAULTS.flushMs)
+    this.#maxRetryDelayMs = positiveNumber('maxRetryDelayMs', options.maxRetryDelayMs ?? LOADER_DEFAULTS.maxRetryDelayMs)
+    this.#windowNs = positiveNumber('duplicateWindowMs', options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS) * 1e6
+    this.#observer = options.observer
   }
 
   async start(): Promise<void> {
@@ -268,8 +277,21 @@ export class Loader {
     this.stats.insertMs += this.stats.lastInsertMs
   }
 
+  async #insertOnce(body: Uint8Array, token: string, format: RowFormat): Promise<void> {
+    const observer = this.#observer
+    if (observer === undefined) return this.#store.insertJsonRows('logs', body, token, format)
+    const t0 = performance.now()
+    try {
+      await this.#store.insertJsonRows('logs', body, token, format)
+      observer.loaderInsert(true, (performance.now() - t0) / 1000, body.byteLength)
+    } catch (err) {
+      observer.loaderInsert(false, (performance.now() - t0) / 1000, body.byteLength)
+      throw err
+    }
+  }
+
   #insertRetried(body: Uint8Array, token: string, format: RowFormat): Promise<void> {
-    return pRetry(() => this.#store.insertJsonRows('logs', body, token, format), {
+    return pRetry(() => this.#insertOnce(body, token, format), {
       retries: Number.POSITIVE_INFINITY,
       minTimeout: 200,
       maxTimeout: this.#maxRetryDelayMs,
@@ -291,10 +313,7 @@ export class Loader {
         this.stats.rows += rowsOf(m)
       } catch (err) {
         if (!isDataError(err)) throw err
-        const h = headers()
-        h.set('Lookout-Original-Subject', m.subject)
-        h.set('Lookout-Error', String((err as Error).message).slice(0, 500).replace(/[\r\n]+/g, ' '))
-        await this.#broker.js.publish(SUBJECTS.deadLetter, m.data, { headers: h, msgID: 'dlq-' + (msgIdOf(m) || String(m.seq)) })
+        await this.#broker.deadLetter({ subject: m.subject, data: m.data, msgId: msgIdOf(m) || String(m.seq) }, String((err as Error).message))
         this.stats.deadLettered++
       }
     }
@@ -482,10 +501,6 @@ function batchToken(msgs: readonly JsMsg[]): string {
   return h.digest('hex')
 }
 
-function positive(name: string, v: number): number {
-  if (!Number.isFinite(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive number')
-  return v
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms))

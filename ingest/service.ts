@@ -9,8 +9,17 @@ import { DiskFullError, IdempotencyConflictError, IngestOverloadedError } from '
 import { InvalidOptionError } from '../core/index.ts'
 import { LIMITS } from './decode/schemas.ts'
 import { nowNs } from '../core/index.ts'
+import type { IngestObserver } from './observer.ts'
+import { positiveInt } from '../core/index.ts'
+
+/** The ingest service's defaults; deploy/config.ts reads them for its LOOKOUT_* variables. */
+export const INGEST_DEFAULTS = {
+  maxInFlightBytes: 256 * 1024 * 1024, maxDecompressedBytes: 64 * 1024 * 1024, chunkBytes: 1024 * 1024, maxMessageBytes: 8 * 1024 * 1024, retentionDays: 7,
+} as const
 
 export interface IngestServiceOptions {
+  /** Counts what is acknowledged (metrics stage). */
+  observer?: IngestObserver
   /** Request bytes being decoded or published at once; past it requests are refused. Default 256 MiB. */
   maxInFlightBytes?: number
   /** Largest decompressed body. Default 64 MiB. */
@@ -76,6 +85,7 @@ export class IngestService {
   readonly #retentionNs: bigint
   readonly #onAccepted: IngestServiceOptions['onAccepted']
   readonly #diskGuard: IngestServiceOptions['diskGuard']
+  readonly #observer: IngestObserver | undefined
   #inFlight = 0
   #draining = false
   #pending = new Set<Promise<unknown>>()
@@ -83,13 +93,14 @@ export class IngestService {
   constructor(pool: DecoderPool, broker: Broker, options: IngestServiceOptions = {}) {
     this.#pool = pool
     this.#broker = broker
-    this.#maxInFlight = positiveInt('maxInFlightBytes', options.maxInFlightBytes ?? 256 * 1024 * 1024)
-    this.#maxDecompressed = positiveInt('maxDecompressedBytes', options.maxDecompressedBytes ?? 64 * 1024 * 1024)
-    this.#chunkBytes = positiveInt('chunkBytes', options.chunkBytes ?? 1024 * 1024)
-    this.#maxMessageBytes = positiveInt('maxMessageBytes', options.maxMessageBytes ?? 8 * 1024 * 1024)
-    this.#retentionNs = BigInt(positiveInt('retentionDays', options.retentionDays ?? 7)) * 86_400n * 1_000_000_000n
+    this.#maxInFlight = positiveInt('maxInFlightBytes', options.maxInFlightBytes ?? INGEST_DEFAULTS.maxInFlightBytes)
+    this.#maxDecompressed = positiveInt('maxDecompressedBytes', options.maxDecompressedBytes ?? INGEST_DEFAULTS.maxDecompressedBytes)
+    this.#chunkBytes = positiveInt('chunkBytes', options.chunkBytes ?? INGEST_DEFAULTS.chunkBytes)
+    this.#maxMessageBytes = positiveInt('maxMessageBytes', options.maxMessageBytes ?? INGEST_DEFAULTS.maxMessageBytes)
+    this.#retentionNs = BigInt(positiveInt('retentionDays', options.retentionDays ?? INGEST_DEFAULTS.retentionDays)) * 86_400n * 1_000_000_000n
     this.#onAccepted = options.onAccepted
     this.#diskGuard = options.diskGuard
+    this.#observer = options.observer
   }
 
   get inFlightBytes(): number {
@@ -107,12 +118,16 @@ export class IngestService {
    * Retry-After), never a failure a sender would not retry.
    */
   async accept(req: IngestRequest, authorize?: (resourceId: string) => Promise<void>): Promise<IngestOutcome> {
-    const charge = { bytes: this.admit(req.body.byteLength, req.gzip) }
+    // Read before: the body's memory moves to a worker thread.
+    const bodyBytes = req.body.byteLength
+    const charge = { bytes: this.admit(bodyBytes, req.gzip) }
     this.#inFlight += charge.bytes
     const work = this.#decodeAndPublish(req, charge, authorize)
     this.#pending.add(work)
     try {
-      return await work
+      const out = await work
+      if (out.ok) this.#observer?.ingestAccepted(req.route, out.result.accepted, bodyBytes, out.result.rejected, out.result.duplicateMessages)
+      return out
     } catch (err) {
       // The pool may fill between the check above and the hand-over.
       if (err instanceof QueueFullError) throw new IngestOverloadedError('the decoder queue is full')
@@ -207,7 +222,3 @@ export class IngestService {
   }
 }
 
-function positiveInt(name: string, v: number): number {
-  if (!Number.isInteger(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive integer')
-  return v
-}

@@ -4,7 +4,7 @@
 // in a component (pool queue, loader stats, stream backlog, monitor stats) is
 // read when Prometheus scrapes, through collect() callbacks.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Broker, DecoderPool, IngestService, Loader, LogStore } from '../ingest/index.ts'
+import type { Broker, BrokerObserver, DecoderPool, IngestObserver, IngestService, Loader, LoaderObserver, LogStore, PublishResult } from '../ingest/index.ts'
 import type { Monitor } from '../monitor/index.ts'
 import type { DeliveryObserver } from '../alerting/index.ts'
 import type { Database } from '../core/index.ts'
@@ -49,7 +49,7 @@ function perScrape<T>(read: () => Promise<T>, ttlMs = 500): () => Promise<T> {
   }
 }
 
-export class LookoutMetrics implements MonitorObserver, DeliveryObserver {
+export class LookoutMetrics implements MonitorObserver, DeliveryObserver, BrokerObserver, IngestObserver, LoaderObserver {
   readonly registry = new Registry()
   readonly #watched = new Set<string>()
 
@@ -121,7 +121,7 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver {
     if (bytes > 0) this.#ingestBytesRejected.inc([route, reason], bytes)
   }
 
-  published(result: 'stored' | 'duplicate' | 'buffer_full' | 'unavailable', seconds: number, bytes: number): void {
+  published(result: PublishResult, seconds: number, bytes: number): void {
     this.#publishes.inc([result])
     if (result === 'stored' || result === 'duplicate') {
       this.#publishDuration.observe([], seconds)

@@ -5,7 +5,7 @@
 // from what each one finds; a filter backed by an index (text, trace id)
 // jumps to the whole remaining range once the newest window comes up empty.
 import type { LogStore } from '../ingest/index.ts'
-import { InvalidOptionError } from '../ingest/index.ts'
+import { InvalidOptionError } from '../core/index.ts'
 import { positionOf, toEvent, type EventRow, type LogEvent } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
 import { windowQuery, type Window } from './sql.ts'

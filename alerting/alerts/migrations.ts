@@ -1,4 +1,4 @@
-// PostgreSQL schema of alert routing (api/alerts/README.md).
+// PostgreSQL schema of alert routing (alerting/alerts/README.md).
 import type { MigrationSet } from '../../core/index.ts'
 
 export const ALERT_MIGRATIONS: MigrationSet = {

@@ -1,4 +1,4 @@
-// PostgreSQL schema of the local notification inbox (api/notifications/README.md).
+// PostgreSQL schema of the local notification inbox (alerting/notifications/README.md).
 import type { MigrationSet } from '../../core/index.ts'
 
 export const NOTIFICATION_MIGRATIONS: MigrationSet = {

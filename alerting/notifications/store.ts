@@ -34,7 +34,7 @@ export interface NotificationRow {
   toast_state: string | null
   created_at: Date
   incident_state?: 'open' | 'closed' | null
-  /** 'local', or 'portal' for the cached portal copy (api/portal/notifications.ts). */
+  /** 'local', or 'portal' for the cached portal copy (desktop/portal/notifications.ts). */
   source?: 'local' | 'portal'
   portal_incident_state?: 'open' | 'closed' | null
 }

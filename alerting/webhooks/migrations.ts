@@ -1,4 +1,4 @@
-// PostgreSQL schema of the assignment webhooks (api/webhooks/README.md).
+// PostgreSQL schema of the assignment webhooks (alerting/webhooks/README.md).
 import type { MigrationSet } from '../../core/index.ts'
 
 export const WEBHOOK_MIGRATIONS: MigrationSet = {

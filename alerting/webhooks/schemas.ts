@@ -1,5 +1,5 @@
 // Request bodies of the webhook management routes (the contract leaves them to
-// us; documented in api/webhooks/README.md).
+// us; documented in alerting/webhooks/README.md).
 import { SUBSCRIBABLE_EVENTS } from './envelope.ts'
 
 const uuid = { type: 'string', format: 'uuid' } as const

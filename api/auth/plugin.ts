@@ -66,7 +66,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions): Promise<void
     if (auth.ownerOnly === true) throw new ForbiddenError('this operation is only available to the owner on the local socket')
     let p: Principal | null
     if (actAs !== undefined) {
-      // The owner acting with a stored grant's scopes (api/desktop/act-as.ts): checked below like its token.
+      // The owner acting with a stored grant's scopes (desktop/act-as.ts): checked below like its token.
       p = await grantPrincipal(opts.db, String(actAs))
     } else {
       const header = req.headers.authorization

@@ -76,7 +76,7 @@ export async function cloudMonitoringRoutes(app: FastifyInstance, opts: Monitori
         return { view: 'incidents', resource_id: rid, items: page.items, next_cursor: page.more && last !== undefined ? cursors.encode('monitor-incidents', [last.seq]) : null }
       }
       case 'deliveries':
-        // Alert deliveries with their attempts (api/alerts/deliveries.ts).
+        // Alert deliveries with their attempts (alerting/alerts/deliveries.ts).
         return alertDeliveriesView(db, cursors, ws, rid, q.limit, q.cursor)
     }
   })

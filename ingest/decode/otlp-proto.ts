@@ -3,20 +3,13 @@
 // Field order is free in protobuf, so where children need a sibling field
 // (resource, scope, KeyValue.key, the AnyValue oneof) that level is scanned
 // first; skipping a length-delimited field is O(1), so this stays linear.
-import { isUtf8 } from 'node:buffer'
 import { type RowWriter, resetRowFields } from '../rows.ts'
 import type { DecodeContext, OtlpDecodeResult } from './context.ts'
 import {
   MAX_ANY_DEPTH, RecordSink, addAttr, childKey, doubleJson, int64Decimal, int64Json,
   malformed, tooDeep, uint64Decimal,
 } from './otlp-map.ts'
-
-// Node's unexported Buffer slicers skip toString's argument handling (protobufjs uses them too).
-interface SliceBuffer extends Buffer {
-  utf8Slice(start: number, end: number): string
-  base64Slice(start: number, end: number): string
-  hexSlice(start: number, end: number): string
-}
+import { CACHED_MAX, cachedUtf8, utf8, type SliceBuffer } from './utf8-slice.ts'
 
 // Reader state for the request being decoded (decoding is synchronous).
 const EMPTY = new Uint8Array(0)
@@ -133,40 +126,7 @@ function string(limit: number): string {
   const start = pos
   pos = end
   const n = end - start
-  return n === 0 ? '' : n <= CACHED_MAX ? cachedUtf8(start, end, n) : utf8(start, end)
-}
-
-/** Decodes UTF-8; invalid input decodes to U+FFFD, so only then is it validated. */
-function utf8(start: number, end: number): string {
-  const s = bin.utf8Slice(start, end)
-  if (s.indexOf('\uFFFD') !== -1 && !isUtf8(buf.subarray(start, end))) malformed('invalid UTF-8 in a string field')
-  return s
-}
-
-// Short strings (attribute keys, methods, routes, levels) repeat from record to
-// record: a small direct-mapped cache by content returns the same string
-// without a native call or a new allocation.
-const CACHED_MAX = 32
-const CACHE_SLOTS = 1024
-const cacheBytes = new Uint8Array(CACHE_SLOTS * CACHED_MAX)
-const cacheLengths = new Int32Array(CACHE_SLOTS)
-const cacheStrings: string[] = new Array<string>(CACHE_SLOTS).fill('')
-
-function cachedUtf8(start: number, end: number, n: number): string {
-  let h = n
-  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193)
-  const slot = (h >>> 0) & (CACHE_SLOTS - 1)
-  const at = slot * CACHED_MAX
-  if (cacheLengths[slot] === n) {
-    let i = 0
-    while (i < n && cacheBytes[at + i] === buf[start + i]) i++
-    if (i === n) return cacheStrings[slot]!
-  }
-  const s = utf8(start, end)
-  for (let i = 0; i < n; i++) cacheBytes[at + i] = buf[start + i]!
-  cacheLengths[slot] = n
-  cacheStrings[slot] = s
-  return s
+  return n === 0 ? '' : n <= CACHED_MAX ? cachedUtf8(buf, bin, start, end, n) : utf8(buf, bin, start, end)
 }
 
 function resourceLogs(end: number): void {

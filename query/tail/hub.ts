@@ -6,8 +6,12 @@
 // bound; a reconnect whose Last-Event-ID is still in the ring resumes exactly.
 import { randomBytes } from 'node:crypto'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
-import { InvalidOptionError, parseStoredRow, storedRowHead } from '../../ingest/index.ts'
+import { parseStoredRow, storedRowHead } from '../../ingest/index.ts'
+import { positiveNumber } from '../../core/index.ts'
 import { eventRowOf, toEvent, type LogEvent } from '../event.ts'
+
+/** The tail's defaults: how much and how long a hub keeps for resuming clients. */
+export const TAIL_DEFAULTS = { maxBytes: 32 * 1024 * 1024, maxAgeMs: 5 * 60_000, lingerMs: 5 * 60_000 } as const
 
 export interface TailHubOptions {
   /** The connection to listen on (TailHubs gives its own, never the publish connection). */
@@ -65,9 +69,9 @@ export class TailHub {
     this.#connection = o.connection
     this.#subjects = o.subjects
     this.#opts = {
-      maxBytes: positive('tail maxBytes', o.maxBytes ?? 32 * 1024 * 1024),
-      maxAgeMs: positive('tail maxAgeMs', o.maxAgeMs ?? 5 * 60_000),
-      lingerMs: positive('tail lingerMs', o.lingerMs ?? 5 * 60_000),
+      maxBytes: positiveNumber('tail maxBytes', o.maxBytes ?? TAIL_DEFAULTS.maxBytes),
+      maxAgeMs: positiveNumber('tail maxAgeMs', o.maxAgeMs ?? TAIL_DEFAULTS.maxAgeMs),
+      lingerMs: positiveNumber('tail lingerMs', o.lingerMs ?? TAIL_DEFAULTS.lingerMs),
     }
   }
 
@@ -237,7 +241,3 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve }
 }
 
-function positive(name: string, v: number): number {
-  if (!Number.isFinite(v) || v <= 0) throw new InvalidOptionError(name, 'must be a positive number')
-  return v
-}

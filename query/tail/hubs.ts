@@ -4,7 +4,7 @@
 // connection of their own: a slow tail reader can never stall, or be
 // disconnected together with, the connection publishes are acknowledged on.
 import type { NatsConnection } from '@nats-io/transport-node'
-import { InvalidOptionError } from '../../ingest/index.ts'
+import { InvalidOptionError } from '../../core/index.ts'
 import { TailHub, type TailHubOptions } from './hub.ts'
 
 export interface TailHubsOptions extends Omit<TailHubOptions, 'connection' | 'subjects'> {

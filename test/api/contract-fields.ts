@@ -91,7 +91,7 @@ export const SCHEMAS: Record<string, SchemaSpec> = {
   ResourceSSHKeySet: fs({
     alias: 'str! 1..63 pattern', host: 'str! 1..250', port: 'int 1..65535', username: 'str! 1..64 pattern',
     private_key: 'str! 1..32768', passphrase: 'str max 1024',
-  }, { host_fingerprint: 'Lookout extension: pins the SSH server host key the managed runtime trusts (api/ssh/README.md)' }),
+  }, { host_fingerprint: 'Lookout extension: pins the SSH server host key the managed runtime trusts (workspace/ssh/README.md)' }),
   AlertChange: fs({
     operation: 'str! {subscribe,policy,save_destination,request_verification,verify_destination,pause_destination,remove_destination,test,save_route,pause_route,acknowledge}',
     values: 'AlertValues!',
@@ -190,7 +190,7 @@ export const BODIES: readonly [method: string, path: string, schema: string][] =
   ['post', `${P}/tasks/{item_id}/comments`, 'CommentCreate'],
   ['patch', `${P}/tasks/{item_id}/comments/{comment_id}`, 'CommentUpdate'],
   ['delete', `${P}/tasks/{item_id}/comments/{comment_id}`, 'RevisionInput'],
-  // The contract shows no route for these two schemas; Lookout's routes take them (api/projects/README.md).
+  // The contract shows no route for these two schemas; Lookout's routes take them (workspace/projects/README.md).
   ['post', `${P}/tickets`, 'TicketCreate'],
   ['post', `${P}/tickets/{item_id}/replies`, 'Reply'],
   ['post', `${P}/resources`, 'ResourceCreate'],

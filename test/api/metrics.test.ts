@@ -19,7 +19,7 @@ const bearer = { authorization: `Bearer ${TOKEN}` }
 
 interface DocRow { type: string; labels?: string; meaning: string }
 
-/** The metric tables of api/metrics/README.md: `| \`name\` | type | labels | meaning |` or `| \`name\` | type | meaning |`. */
+/** The metric tables of metrics/README.md: `| \`name\` | type | labels | meaning |` or `| \`name\` | type | meaning |`. */
 function documentedMetrics(): Map<string, DocRow> {
   const readme = readFileSync(new URL('../../metrics/README.md', import.meta.url), 'utf8')
   const rows = new Map<string, DocRow>()
@@ -85,11 +85,11 @@ t.test('every documented metric is exported with its type, read by a Prometheus 
   t.ok(s.families.size >= Object.keys(METRICS).length + PROCESS_METRICS.length - 1, `${s.families.size} families scraped`)
   for (const [name, family] of s.families) {
     const row = rows.get(name)
-    t.ok(row, `${name} is documented in api/metrics/README.md`)
+    t.ok(row, `${name} is documented in metrics/README.md`)
     t.equal(row?.type.toUpperCase(), family.type, `${name}: documented as a ${family.type.toLowerCase()}`)
     const spec = (METRICS as Record<string, { labels: readonly string[]; help: string }>)[name]
     if (name.startsWith('lookout_')) {
-      t.ok(spec, `${name} is in api/metrics/names.ts`)
+      t.ok(spec, `${name} is in metrics/names.ts`)
       t.equal(row?.labels, spec === undefined || spec.labels.length === 0 ? '–' : spec.labels.join(', '), `${name}: documented labels`)
       t.equal(row?.meaning, spec?.help, `${name}: documented meaning`)
     }

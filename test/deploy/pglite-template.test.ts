@@ -1,4 +1,4 @@
-// Fresh PGlite directories start from a kept initdb (api/db/pglite-template.ts):
+// Fresh PGlite directories start from a kept initdb (core/db/pglite-template.ts):
 // the copy is a working, independent cluster; a bad or unsafe template is never
 // used; an existing directory is never touched by it.
 import t, { type Test } from 'tap'

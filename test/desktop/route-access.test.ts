@@ -1,4 +1,4 @@
-// The route-access table (api/desktop/route-access.ts) against the loopback
+// The route-access table (desktop/route-access.ts) against the loopback
 // listener's real route table: every route has a decision; every owner-only
 // route refuses a token holding every scope (and the same grant acted with on
 // the socket) with 403 and works for the owner on the socket; a route added

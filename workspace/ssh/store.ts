@@ -156,7 +156,7 @@ export async function deleteSshKey(db: Sql, workspaceId: string, resourceId: str
   return toView(r.rows[0])
 }
 
-/** The sealed secret of a key, opened (the managed runtime's use, api/ssh/runtime.ts, and tests of the box). */
+/** The sealed secret of a key, opened (the managed runtime's use, workspace/ssh/runtime.ts, and tests of the box). */
 export async function openSshKey(db: Sql, box: SecretBox, workspaceId: string, resourceId: string): Promise<{ private_key: string; passphrase: string }> {
   const r = await db.query<{ sealed: Uint8Array }>('SELECT sealed FROM resource_ssh_keys WHERE workspace_id = $1 AND resource_id = $2', [workspaceId, resourceId])
   if (r.rows[0] === undefined) throw new NotFoundError('ssh key')

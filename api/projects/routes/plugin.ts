@@ -21,7 +21,7 @@ async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): P
     if (err instanceof RequestInvalid && err.statusCode === 422) return errorHandler(new RequestInvalid(err.details, 400) as never, req, reply)
     return errorHandler(err, req, reply)
   })
-  // Ids a record had before the portal gave it a canonical one still resolve (api/portal/id-map.ts).
+  // Ids a record had before the portal gave it a canonical one still resolve (desktop/portal/id-map.ts).
   app.addHook('preHandler', async (req) => {
     await rewriteOldIds(opts.db, [req.params as Record<string, unknown>, req.query as Record<string, unknown>, req.body as Record<string, unknown>])
   })

@@ -24,7 +24,7 @@ type Gate = <T>(t: Test, row: Contended, fire: () => Promise<T>[]) => Promise<T[
 
 const together: Gate = (_t, _row, fire) => Promise.all(fire())
 
-// The server's pool (api/db/postgres.ts) holds 10 connections: at most 10 transactions can wait at once.
+// The server's pool (core/db/postgres.ts) holds 10 connections: at most 10 transactions can wait at once.
 const SERVER_POOL = 10
 
 function serverGate(url: string): Gate {

@@ -1,4 +1,4 @@
-// Keyset cursors (api/cursor.ts) are signed: any altered character is refused,
+// Keyset cursors (core/cursor.ts) are signed: any altered character is refused,
 // including the signature's last one, whose unused bits decode to the same bytes.
 import t from 'tap'
 import { randomBytes } from 'node:crypto'

@@ -1,5 +1,5 @@
 // The work-state model as a table: every (state, action) pair, against the
-// transitions documented in api/projects/README.md.
+// transitions documented in workspace/projects/README.md.
 import t from 'tap'
 import { ACTIONS, WORK_STATES, nextState, type ActionName, type WorkState } from '../../../workspace/index.ts'
 

@@ -1,4 +1,4 @@
-// The managed runtime's view of the SSH keys (api/ssh/runtime.ts) on a real
+// The managed runtime's view of the SSH keys (workspace/ssh/runtime.ts) on a real
 // PostgreSQL server: which keys wait for installing, host keys pinned once per
 // stored key, and reports that apply only to the key they were made with.
 import t from 'tap'

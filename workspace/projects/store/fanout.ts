@@ -1,6 +1,6 @@
 // The outbox's fan-out to the assignment webhooks (alerting/webhooks delivers
 // them); it lives with the outbox so a change and its deliveries are one transaction.
-// Called by the project area's recordEvent (api/projects/store/events.ts) in
+// Called by the project area's recordEvent (workspace/projects/store/events.ts) in
 // the transaction of the task change, right after it wrote the project_events
 // row: one delivery row per enabled subscription the event matches, so the
 // change and its deliveries commit (or roll back) together. Matching: the

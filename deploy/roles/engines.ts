@@ -1,0 +1,65 @@
+// The engines every role shares: NATS (managed or given), the JetStream broker,
+// the log store (chdb or a ClickHouse server) and the PostgreSQL port, migrated.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import { Broker, migrateLogStore, openLogStore, type LogStore } from '../../ingest/index.ts'
+import { PG_MIGRATIONS } from '../../api/index.ts'
+import { migrate, openPglite, openPostgres, type Database } from '../../core/index.ts'
+import type { LookoutMetrics } from '../../metrics/index.ts'
+import type { LookoutConfig } from '../config.ts'
+import { ManagedNats } from '../nats-server.ts'
+import { withSecretKey } from '../secret-key.ts'
+import type { Cleanups } from './cleanups.ts'
+
+export interface Engines {
+  config: LookoutConfig
+  nats: ManagedNats | null
+  broker: Broker
+  store: LogStore
+  db: Database
+}
+
+export async function startEngines(
+  config: LookoutConfig, cleanups: Cleanups, metrics: LookoutMetrics, log: Logger | null, secretKeyFile: boolean,
+): Promise<Engines> {
+  let nats: ManagedNats | null = null
+  let natsUrl = config.natsUrl
+  if (natsUrl === undefined) {
+    nats = new ManagedNats({ dir: join(config.dataDir, 'nats'), maxFileStore: config.streamMaxBytes * 2 })
+    natsUrl = await nats.start()
+    const n = nats
+    cleanups.add(() => n.stop())
+  }
+  const broker = new Broker({
+    observer: metrics,
+    servers: natsUrl.split(','),
+    replicas: config.natsReplicas,
+    maxBytes: config.streamMaxBytes,
+    duplicateWindowMs: config.duplicateWindowMs,
+  })
+  // Registered before start: a start that fails half-way must not leave a reconnecting connection behind.
+  cleanups.add(() => broker.close())
+  await broker.start()
+  metrics.watchBroker(broker)
+
+  if (config.clickhouseUrl === undefined) mkdirSync(join(config.dataDir, 'clickhouse'), { recursive: true })
+  const store = openLogStore({
+    url: config.clickhouseUrl, path: join(config.dataDir, 'clickhouse'), layout: config.clickhouseLayout, cluster: config.clickhouseCluster,
+  })
+  cleanups.add(() => store.close())
+  await migrateLogStore(store, { retentionDays: config.retentionDays, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })
+
+  const db = config.databaseUrl === undefined
+    ? await openPglite(join(config.dataDir, 'postgres'), { templateDir: config.cacheDir })
+    : await openPostgres(config.databaseUrl)
+  cleanups.add(() => db.close())
+  await migrate(db, PG_MIGRATIONS)
+  if (secretKeyFile) config = await withSecretKey(config, db, log)
+  return { config, nats, broker, store, db }
+}
+
+/** Retention is configuration: apply the table TTL a desktop's settings asked for. */
+export async function applyRetention(store: LogStore, config: LookoutConfig): Promise<void> {
+  await migrateLogStore(store, { retentionDays: config.retentionDays, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })
+}
