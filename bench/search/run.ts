@@ -97,6 +97,7 @@ if (reuse) {
   loaded = { wall: Number.NaN, cpu: Number.NaN }
   const ageMin = Number(BigInt(Date.now()) * 1_000_000n - shape.endNs) / 6e10
   out(`  reusing the set in ${dataDir} (newest line ${ageMin.toFixed(0)} min old); ${await tableFacts('logs')}`)
+  if (ageMin > 10) out('  note: past 10 minutes the newest-lines and paging shapes start with an empty 15-minute window: compare them only with a fresh set')
 } else {
   out(`generating ${ROWS.toLocaleString('en')} lines over ${RESOURCES} resources and ${DAYS} days into ${db}.logs (text index on lower(message) and on attribute values)...`)
   loaded = await load(`${db}.logs`)
