@@ -5,10 +5,11 @@
 // from what each one finds; a filter backed by an index (text, trace id)
 // jumps to the whole remaining range once the newest window comes up empty.
 import type { LogStore } from '../ingest/index.ts'
+import { SEVERITY_RANGES } from '../ingest/index.ts'
 import { InvalidOptionError } from '../core/index.ts'
 import { positionOf, toEvent, type EventRow, type LogEvent } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
-import { windowQuery, type Window } from './sql.ts'
+import { indexBacked, windowQuery, type Window } from './sql.ts'
 
 export interface SearchOptions {
   store: LogStore
@@ -80,10 +81,12 @@ export class LogSearch {
     const ref = req.after?.tsNs ?? min(f.endNs ?? now, now + DAY)
     const floor = f.startNs
     const horizon = now - this.#horizonNs
-    const indexed = f.traceId !== null || (f.text?.terms.some((t) => t.tokens.length > 0) ?? false)
+    const indexed = indexBacked(f)
     let hi: bigint | null = req.after === null ? f.endNs : null
     let after = req.after
-    let span = clamp(req.hintNs ?? this.#firstNs)
+    // A trace is a handful of lines close in time, and its bloom filter picks their
+    // granules: one window over the whole range costs one lookup, a narrow first one two.
+    let span = f.traceId !== null ? MAX_WIDTH : clamp(req.hintNs ?? this.#firstNs * severityWidening(f.minSeverity))
     for (;;) {
       let lo: bigint | null = ref - span
       let last = false
@@ -116,6 +119,21 @@ export class LogSearch {
     const covered = ref - position.tsNs
     return { events, next: { after: position, hintNs: clamp(covered + covered / 4n) }, stats }
   }
+}
+
+/**
+ * How much wider a first window is under a severity floor: the floor keeps a
+ * fraction of the lines, so the narrow window would come back short and a
+ * second query would follow. The factors assume a usual mix (about a tenth of
+ * the lines WARN or worse, a few percent ERROR or worse, under one percent
+ * FATAL: bench/search's mix); where a resource logs otherwise, the windows that
+ * follow adapt to what the first one found, as without a floor.
+ */
+function severityWidening(minSeverity: number | null): bigint {
+  if (minSeverity === null || minSeverity < SEVERITY_RANGES.WARN[0]) return 1n
+  if (minSeverity < SEVERITY_RANGES.ERROR[0]) return 4n
+  if (minSeverity < SEVERITY_RANGES.FATAL[0]) return 8n
+  return 32n
 }
 
 /**

@@ -32,6 +32,16 @@ const ATTR_VALUES = 'arrayMap(v -> lower(v), mapValues(attributes))'
 
 const ns = (name: string) => `fromUnixTimestamp64Nano({${name}:Int64})`
 
+/** Whether a skip index can pick the filter's granules: a text term with a word in it, or a trace id. */
+export function indexBacked(f: LogFilter): boolean {
+  return f.traceId !== null || (f.text?.terms.some((t) => t.tokens.length > 0) ?? false)
+}
+
+// ClickHouse 26 applies skip indexes while reading by default; for the text and
+// bloom indexes of a search, choosing the granules up front is measured faster
+// (query/README.md: 35-45% less time per rare-term or trace window).
+const INDEXED_SETTINGS = ' SETTINGS use_skip_indexes_on_data_read = 0'
+
 /** The conditions of a filter (scope, range, severity, trace, text) and their parameters. */
 export function filterConditions(f: LogFilter, params: QueryParams): string[] {
   const where = ['workspace_id = {ws:UUID}']
@@ -133,7 +143,7 @@ export function windowQuery(database: string, f: LogFilter, w: Window, limit: nu
   }
   params.limit = limit
   return {
-    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}`,
+    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}${indexBacked(f) ? INDEXED_SETTINGS : ''}`,
     params,
   }
 }

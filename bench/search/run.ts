@@ -3,7 +3,7 @@
 // against the same SQL straight through the store in the same run; then the
 // message index choice (text vs tokenbf vs none) by load cost and rare-term
 // speed. See README.md.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
@@ -27,16 +27,35 @@ const out = (s: string) => process.stdout.write(s + '\n')
 const ms = (v: number) => v.toFixed(1).padStart(7)
 const load1 = () => loadavg().map((x) => x.toFixed(2)).join(' ')
 
-const dataDir = mkdtempSync(join(tmpdir(), 'lookout-search-bench-'))
+// BENCH_DATA_DIR: keep the data directory (generating 20M lines takes minutes) and
+// reuse it on the next run with the same ROWS/RESOURCES/DAYS (bench.json records the set).
+const keptDir = process.env.BENCH_DATA_DIR
+const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'lookout-search-bench-'))
+if (keptDir !== undefined) mkdirSync(keptDir, { recursive: true })
+interface Kept { rows: number; resources: number; days: number; endNs: string; ws: string; token: string; rids: string[] }
+const metaPath = join(dataDir, 'bench.json')
+const kept = existsSync(metaPath) ? JSON.parse(readFileSync(metaPath, 'utf8')) as Kept : null
+const reuse = kept !== null && kept.rows === ROWS && kept.resources === RESOURCES && kept.days === DAYS
+if (kept !== null && !reuse) throw new Error(`${dataDir} holds another set (${kept.rows} rows, ${kept.resources} resources, ${kept.days} days): use another BENCH_DATA_DIR`)
 const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1', LOOKOUT_RETENTION_DAYS: String(DAYS) })
 const lookout = await startLookout(config, { logger: false, roles: ['api'] })
 const store = lookout.store
 const db = store.database
-const ws = (await createWorkspace(lookout.db, 'bench')).id
-const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })
+let ws: string
+let token: string
 const rids: string[] = []
-for (let i = 0; i < RESOURCES; i++) rids.push((await registerResource(lookout.db, ws, { external_id: `svc-${i}`, name: `svc-${i}` })).resource.id)
-const shape: Shape = { rows: ROWS, resources: RESOURCES, days: DAYS, endNs: BigInt(Date.now() - 60_000) * 1_000_000n }
+let shape: Shape
+if (reuse) {
+  ws = kept.ws
+  token = kept.token
+  rids.push(...kept.rids)
+  shape = { rows: ROWS, resources: RESOURCES, days: DAYS, endNs: BigInt(kept.endNs) }
+} else {
+  ws = (await createWorkspace(lookout.db, 'bench')).id
+  token = (await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })).token
+  for (let i = 0; i < RESOURCES; i++) rids.push((await registerResource(lookout.db, ws, { external_id: `svc-${i}`, name: `svc-${i}` })).resource.id)
+  shape = { rows: ROWS, resources: RESOURCES, days: DAYS, endNs: BigInt(Date.now() - 60_000) * 1_000_000n }
+}
 
 /**
  * Loads the whole set into a table. Wall seconds, and CPU seconds of this
@@ -71,9 +90,20 @@ function p95(values: readonly number[]): number {
 }
 
 out(`machine: load average ${load1()} at start (the figures below are only as quiet as the machine)`)
-out(`generating ${ROWS.toLocaleString('en')} lines over ${RESOURCES} resources and ${DAYS} days into ${db}.logs (text index on lower(message) and on attribute values)...`)
-const loaded = await load(`${db}.logs`)
-out(`  loaded in ${loaded.wall.toFixed(1)} s, ${loaded.cpu.toFixed(1)} CPU s (${Math.round(ROWS / loaded.wall).toLocaleString('en')} rows/s); ${await tableFacts('logs')}`)
+let loaded: { wall: number; cpu: number }
+if (reuse) {
+  // The set does not move with the clock: its newest line ages, so the newest-lines
+  // shapes find their rows a window or two further back than on a fresh set.
+  loaded = { wall: Number.NaN, cpu: Number.NaN }
+  const ageMin = Number(BigInt(Date.now()) * 1_000_000n - shape.endNs) / 6e10
+  out(`  reusing the set in ${dataDir} (newest line ${ageMin.toFixed(0)} min old); ${await tableFacts('logs')}`)
+  if (ageMin > 10) out('  note: past 10 minutes the newest-lines and paging shapes start with an empty 15-minute window: compare them only with a fresh set')
+} else {
+  out(`generating ${ROWS.toLocaleString('en')} lines over ${RESOURCES} resources and ${DAYS} days into ${db}.logs (text index on lower(message) and on attribute values)...`)
+  loaded = await load(`${db}.logs`)
+  if (keptDir !== undefined) writeFileSync(metaPath, JSON.stringify({ rows: ROWS, resources: RESOURCES, days: DAYS, endNs: shape.endNs.toString(), ws, token, rids } satisfies Kept))
+  out(`  loaded in ${loaded.wall.toFixed(1)} s, ${loaded.cpu.toFixed(1)} CPU s (${Math.round(ROWS / loaded.wall).toLocaleString('en')} rows/s); ${await tableFacts('logs')}`)
+}
 
 // Every statement the routes run goes through lookout.store: record them, so the
 // raw baseline replays exactly the SQL (and parameters) a request ran.
@@ -277,4 +307,4 @@ if (COMPARE) {
 out('')
 out(`machine: load average ${load1()} at the end`)
 await lookout.stop()
-rmSync(dataDir, { recursive: true, force: true })
+if (keptDir === undefined) rmSync(dataDir, { recursive: true, force: true })

@@ -1,0 +1,123 @@
+// The window strategy of the search (query/search.ts) against the plain answer:
+// lines placed exactly on and around the windows' edges (the first window under
+// a severity floor, the whole-range window of a trace id), paged with several
+// limits, must come back as one ORDER BY over the whole table returns them.
+import t from 'tap'
+import { LogSearch, parseTextQuery, type LogFilter, type Position } from '../../query/index.ts'
+import { startTestLookout } from '../helpers/lookout.ts'
+
+const lk = await startTestLookout()
+t.teardown(() => lk.stop())
+
+const store = lk.lookout.store
+const ws = lk.workspaceId
+const rid = await lk.resource('windows')
+const S = 1_000_000_000n
+const MIN = 60n * S
+// A fixed clock, so that lines can sit exactly on a window's edge.
+const now = (BigInt(Date.now()) / 1000n) * S
+const FIRST = 15n * MIN
+const T1 = 'cccccccccccccccccccccccccccccccc'
+
+interface Line { ts: bigint; sev: number; msg: string; trace: string }
+const lines: Line[] = []
+const at = (ts: bigint, sev: number, msg = 'plain line', trace = '') => lines.push({ ts, sev, msg, trace })
+// The first window without a floor is [now - 15 min, ...): one line on its lower edge, one just outside.
+at(now - FIRST, 9)
+at(now - FIRST - 1n, 9)
+// Under ERROR it is 8x wider (2 h), under WARN 4x (1 h), under FATAL 32x (8 h): lines on and past each edge.
+for (const [k, sev] of [[8n, 17], [4n, 13], [32n, 21]] as const) {
+  at(now - k * FIRST, sev)
+  at(now - k * FIRST - 1n, sev)
+  at(now - k * FIRST + 1n, sev)
+}
+// Ties: three lines at one instant (event id then resource id break them).
+for (let i = 0; i < 3; i++) at(now - 30n * MIN, 17, 'tie')
+// A trace of 12 lines spread over three days, and a rare word on both sides of the first window.
+for (let i = 0n; i < 12n; i++) at(now - i * 6n * 60n * MIN - 7n * S, i % 2n === 0n ? 17 : 9, `step ${i}`, T1)
+at(now - 5n * MIN, 9, 'rare wombat near')
+at(now - 3n * 24n * 60n * MIN, 9, 'rare wombat far')
+// Filler: one line a minute over the last day, every tenth an ERROR.
+for (let i = 0n; i < 1440n; i++) at(now - i * MIN - 13n * S, i % 10n === 0n ? 17 : 9)
+
+await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, trace_id)
+  SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), lower(hex(MD5(toString(n)))), s, '', m, tr
+  FROM (SELECT arrayJoin(arrayZip({ts:Array(String)}, {sev:Array(UInt8)}, {msg:Array(String)}, {tr:Array(String)}, range(length({ts:Array(String)})))) AS x,
+    x.1 AS t, x.2 AS s, x.3 AS m, x.4 AS tr, x.5 AS n)`,
+{ ws, rid, ts: lines.map((l) => l.ts.toString()), sev: lines.map((l) => l.sev), msg: lines.map((l) => l.msg), tr: lines.map((l) => l.trace) })
+
+const search = new LogSearch({ store, now: () => now })
+const base: LogFilter = { workspaceId: ws, resourceIds: [rid], startNs: null, endNs: null, minSeverity: null, text: null, traceId: null }
+
+/** Every matching line's position, in the order, straight from one SQL statement. */
+async function truth(where: string, params: Record<string, unknown>): Promise<string[]> {
+  const r = await store.query<{ ts: string; event_id: string }>(
+    `SELECT toString(toUnixTimestamp64Nano(timestamp)) AS ts, event_id FROM ${store.database}.logs
+     WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID} AND ${where}
+     ORDER BY timestamp DESC, event_id DESC, resource_id DESC`, { ws, rid, ...params })
+  return r.rows.map((x) => `${x.ts}/${x.event_id}`)
+}
+
+/** Nanoseconds of an event's RFC 3339 time (nine fraction digits). */
+const nsOf = (ts: string) => (BigInt(Date.parse(ts.slice(0, 19) + 'Z')) / 1000n * S + BigInt(ts.slice(20, 29))).toString()
+
+/** Every page of a filter, as the routes walk them (position and hint from the previous page). */
+async function walk(filter: LogFilter, limit: number): Promise<{ keys: string[]; queries: number[] }> {
+  const keys: string[] = []
+  const queries: number[] = []
+  let next: { after: Position; hintNs: bigint } | null = null
+  for (let p = 0; p < 10_000; p++) {
+    const page = await search.page({ filter, limit, after: next?.after ?? null, hintNs: next?.hintNs ?? null })
+    queries.push(page.stats.queries)
+    for (const e of page.events) keys.push(`${nsOf(e.timestamp)}/${e.event_id}`)
+    next = page.next
+    if (next === null) break
+  }
+  return { keys, queries }
+}
+
+const cases: { name: string; filter: LogFilter; where: string; params?: Record<string, unknown> }[] = [
+  { name: 'no filter', filter: base, where: '1' },
+  { name: 'severity WARN', filter: { ...base, minSeverity: 13 }, where: 'severity_number >= 13' },
+  { name: 'severity ERROR', filter: { ...base, minSeverity: 17 }, where: 'severity_number >= 17' },
+  { name: 'severity FATAL', filter: { ...base, minSeverity: 21 }, where: 'severity_number >= 21' },
+  { name: 'severity ERROR in a range', filter: { ...base, minSeverity: 17, startNs: now - 8n * FIRST, endNs: now - FIRST }, where: 'severity_number >= 17 AND timestamp >= fromUnixTimestamp64Nano({a:Int64}) AND timestamp < fromUnixTimestamp64Nano({b:Int64})', params: { a: (now - 8n * FIRST).toString(), b: (now - FIRST).toString() } },
+  { name: 'trace id', filter: { ...base, traceId: T1 }, where: 'trace_id = {tr:String}', params: { tr: T1 } },
+  { name: 'trace id and ERROR', filter: { ...base, traceId: T1, minSeverity: 17 }, where: 'trace_id = {tr:String} AND severity_number >= 17', params: { tr: T1 } },
+  { name: 'rare word', filter: { ...base, text: parseTextQuery('wombat') }, where: "hasToken(lower(message), 'wombat')" },
+]
+
+for (const c of cases) {
+  t.test(c.name, async (t) => {
+    const expected = await truth(c.where, c.params ?? {})
+    t.ok(expected.length > 0, `${expected.length} lines match`)
+    for (const limit of [1, 2, 3, 7, 100]) {
+      const got = await walk(c.filter, limit)
+      t.same(got.keys, expected, `limit ${limit}: every line once, in order`)
+    }
+  })
+}
+
+t.test('a trace id is one window per page; a severity floor fills its first page in one window here', async (t) => {
+  const trace = await walk({ ...base, traceId: T1 }, 5)
+  t.same(trace.queries, [1, 1, 1], 'three pages of a 12-line trace over three days, one query each')
+  const err = await search.page({ filter: { ...base, minSeverity: 17 }, limit: 10, after: null, hintNs: null })
+  t.equal(err.events.length, 10)
+  t.equal(err.stats.queries, 1, 'ten ERROR lines lie in the first 2 h')
+  const newest = await search.page({ filter: base, limit: 10, after: null, hintNs: null })
+  t.equal(newest.stats.queries, 1, 'no floor: the 15-minute window holds ten lines')
+})
+
+t.test('a trace page through the route: cursors continue it, nothing repeats', async (t) => {
+  const seen: string[] = []
+  let cursor: string | null = null
+  for (let p = 0; p < 10; p++) {
+    const r = await lk.req('GET', `/v1/workspaces/${ws}/resources/${rid}/logs?trace_id=${T1}&limit=5${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`)
+    t.equal(r.status, 200)
+    t.equal(r.headers.get('x-lookout-queries'), '1')
+    for (const e of r.body.events as { message: string }[]) seen.push(e.message)
+    cursor = r.body.next_cursor
+    if (cursor === null) break
+  }
+  t.same(seen, Array.from({ length: 12 }, (_, i) => `step ${i}`))
+})
