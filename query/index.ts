@@ -2,7 +2,7 @@
 // windowed SQL with bound parameters) and the live tail.
 export { LogSearch } from './search.ts'
 export { encodeCursor, decodeCursor } from './cursor.ts'
-export type { LogFilter } from './filters.ts'
+export type { LogFilter, Position } from './filters.ts'
 export { parseFilter } from './params.ts'
 export type { FilterInput, ParamNames, ParamProblem } from './params.ts'
 export { parseTextQuery, tokensOf, matchesText } from './text.ts'
