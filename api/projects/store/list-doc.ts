@@ -81,11 +81,16 @@ export const LIST_DOC_SQL = `
   CREATE TRIGGER project_items_list_doc BEFORE INSERT OR UPDATE ON project_items
     FOR EACH ROW EXECUTE FUNCTION project_items_list_doc();
 
-  -- The live task list in page order with every equality and range filter of the
-  -- filter set as a key column after seq: any combination of them (status, priority,
-  -- state, kind, type, assignee or unassigned, board, deliverable, due dates) is
-  -- checked on the index entry, so only the rows of the page are read from the heap.
+  -- The live task list in page order with the filter set's equality and range filters
+  -- as key columns after seq: a combination of them (priority, state, kind, assignee or
+  -- unassigned, due dates, type, status) is checked on the index entry, so only the
+  -- page's rows are read from the heap. Status, a board's columns, leads its own index.
+  -- Assignee, board, deliverable and tickets keep the leading indexes of migration 1 and 2;
+  -- labels (array overlap) and q (substring) are checked on the rows.
   CREATE INDEX project_tasks_list ON project_items
-    (workspace_id, seq DESC, status_id, priority, state, kind, type_id, assignee, board_id, deliverable, due_on)
+    (workspace_id, seq DESC, status_id, priority, state, kind, assignee, due_on, type_id)
+    WHERE ${LIVE_TASKS};
+  CREATE INDEX project_tasks_by_status ON project_items
+    (workspace_id, status_id, seq DESC, priority, state, assignee, type_id)
     WHERE ${LIVE_TASKS};
 `
