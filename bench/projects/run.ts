@@ -10,76 +10,19 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
-import { ALL_SCOPES, createToken, createWorkspace, projectStore, type ItemFilters, type ProjectCtx } from '../../workspace/index.ts'
-import { PG_MIGRATIONS } from '../../api/index.ts'
-import { migrate, openPglite, openPostgres, type Database } from '../../core/index.ts'
+import { projectStore, type ProjectCtx } from '../../workspace/index.ts'
+import { openPglite, openPostgres, type Database } from '../../core/index.ts'
 import { percentile } from '../lib/stats.ts'
+import { listCases, seed } from './seed.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../../test/helpers/postgres.ts'
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 100_000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const ENGINES = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',')
-
-interface World {
-  workspaceId: string
-  token: string
-  boardId: string
-  statuses: string[]
-  types: string[]
-  labels: string[]
-  /** Seeded task ids at revision 1, split between the baseline and the API runs of the update scenario. */
-  idsForRaw: string[]
-  idsForApi: string[]
-}
-
-async function seed(db: Database): Promise<World> {
-  await migrate(db, PG_MIGRATIONS)
-  const ws = await createWorkspace(db, 'bench')
-  const { token } = await createToken(db, { workspaceId: ws.id, scopes: ALL_SCOPES, resources: 'all', name: 'bench', staffId: 1 })
-  const boardId = await projectStore.ensureProject(db, ws.id)
-  const statuses = (await db.query<{ id: string }>('SELECT id FROM project_statuses WHERE board_id = $1 ORDER BY position', [boardId])).rows.map((r) => r.id)
-  const types: string[] = []
-  const labels: string[] = []
-  for (const [kind, list, n] of [['type', types, 2], ['label', labels, 5]] as const) {
-    for (let i = 0; i < n; i++) {
-      const id = randomUUID()
-      await db.query('INSERT INTO project_taxonomy (id, workspace_id, kind, name, position) VALUES ($1, $2, $3, $4, $5)', [id, ws.id, kind, `${kind} ${i}`, i + 10])
-      list.push(id)
-    }
-  }
-  await db.query(
-    `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, number, title, description, type_id, label_ids, status_id,
-       priority, assignee, due_on, state, created_by)
-     SELECT gen_random_uuid(), $1, 'task', CASE WHEN g % 50 = 0 THEN 'service_ticket' ELSE 'task' END, $2, g,
-       'Task ' || g || ' ' || (ARRAY['deploy', 'invoice', 'backup', 'upgrade', 'review', 'incident'])[1 + g % 6], 'seeded for the benchmark',
-       (ARRAY[$3::uuid, $4::uuid])[1 + g % 2],
-       CASE g % 4 WHEN 0 THEN ARRAY[$5::uuid] WHEN 1 THEN ARRAY[$6::uuid] WHEN 2 THEN ARRAY[$5::uuid, $7::uuid] ELSE '{}'::uuid[] END,
-       (ARRAY[$8::uuid, $9::uuid, $10::uuid])[1 + g % 3],
-       (ARRAY['low', 'normal', 'high', 'urgent'])[1 + (g / 3) % 4],
-       CASE WHEN g % 7 = 0 THEN NULL ELSE 1 + g % 20 END,
-       DATE '2026-01-01' + (g % 365),
-       (ARRAY['open', 'in_progress', 'done'])[1 + g % 3], 1
-     FROM generate_series(1, $11::integer) g`,
-    [ws.id, boardId, types[0], types[1], labels[0], labels[1], labels[2], statuses[0], statuses[1], statuses[2], TASKS])
-  await db.query('UPDATE project_workspaces SET next_number = $2 WHERE workspace_id = $1', [ws.id, TASKS + 1])
-  await db.exec('ANALYZE')
-  const ids = (await db.query<{ id: string }>('SELECT id FROM project_items WHERE workspace_id = $1 ORDER BY seq', [ws.id])).rows.map((r) => r.id)
-  const half = Math.floor(ids.length / 2)
-  return { workspaceId: ws.id, token, boardId, statuses, types, labels, idsForRaw: ids.slice(0, half), idsForApi: ids.slice(half) }
-}
-
-/** The filter combinations the list scenario cycles through (query string and the same filters for the raw SQL). */
-function listCases(w: World): { query: string; filters: ItemFilters }[] {
-  return [
-    { query: 'limit=50', filters: {} },
-    { query: `status_id=${w.statuses[1]}&priority=high&limit=50`, filters: { status_id: w.statuses[1], priority: 'high' } },
-    { query: 'assignee_id=7&limit=50', filters: { assignee_id: 7 } },
-    { query: `label_ids=${w.labels[1]}&type_ids=${w.types[1]}&limit=50`, filters: { label_ids: [w.labels[1] as string], type_ids: [w.types[1] as string] } },
-    { query: 'due_before=2026-03-01&priority=urgent&limit=50', filters: { due_before: '2026-03-01', priority: 'urgent' } },
-    { query: 'kind=service_ticket&state=open&limit=50', filters: { kind: 'service_ticket', state: 'open' } },
-  ]
-}
+/** The issue's latency aim is stated at 4 concurrent clients: the list scenario runs again at this concurrency. */
+const FEW = Number(process.env.BENCH_FEW_CONNECTIONS ?? 4)
+const SCENARIOS = ['list', `list@${FEW}`, 'update', 'create'] as const
 
 /** utime + stime of a process in seconds (Linux /proc; NaN when unreadable). */
 function cpuOf(pid: number): number {
@@ -218,18 +161,21 @@ async function runEngine(engine: string, pg: TestPostgres | null): Promise<Row[]
     // Seed and measure the baseline in this process first (PGlite's directory belongs to one process at a time).
     const db = await open()
     const t0 = performance.now()
-    const w = await seed(db)
+    const w = await seed(db, TASKS)
     console.log(`[${engine}] seeded ${TASKS} tasks in ${((performance.now() - t0) / 1000).toFixed(1)} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
     const ctx: ProjectCtx = { db, workspaceId: w.workspaceId, actor: { tokenId: 'bench', userId: 1, owner: false } }
     const cases = listCases(w)
     const queries = cases.map((c) => projectStore.itemPageQuery(w.workspaceId, ['task'], c.filters, true, 50, null))
-    for (const q of queries) await db.query(q.text, q.values)
+    // As the route runs them: named prepared statements on a server.
+    for (const q of queries) await db.query(q.text, q.values, { prepared: true })
     const raw: Record<string, Figures> = {}
-    raw.list = await measured(null, pg, () => drive(SECONDS, CONNECTIONS, async (i) => {
+    const rawList = (concurrency: number) => measured(null, pg, () => drive(SECONDS, concurrency, async (i) => {
       const q = queries[i % queries.length] as { text: string; values: unknown[] }
-      await db.query(q.text, q.values)
+      await db.query(q.text, q.values, { prepared: true })
       return true
     }))
+    raw.list = await rawList(CONNECTIONS)
+    raw[`list@${FEW}`] = await rawList(FEW)
     raw.update = await measured(null, pg, () => drive(SECONDS, CONNECTIONS, async (i) => {
       const id = w.idsForRaw[i]
       if (id === undefined) return false
@@ -265,14 +211,16 @@ async function runEngine(engine: string, pg: TestPostgres | null): Promise<Row[]
       await drive(2, CONNECTIONS, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`))
       const bg = await background(child.pid as number, pg)
       console.log(`[${engine}] idle background CPU: server ${(bg.server * 100).toFixed(1)}% of a core, database ${(bg.database * 100).toFixed(1)}%`)
-      api.list = await measured(child.pid ?? null, pg, () => drive(SECONDS, CONNECTIONS, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`)), bg)
+      const apiList = (concurrency: number) => measured(child.pid ?? null, pg, () => drive(SECONDS, concurrency, (i) => call('GET', `${P}/tasks?${(cases[i % cases.length] as { query: string }).query}`)), bg)
+      api.list = await apiList(CONNECTIONS)
+      api[`list@${FEW}`] = await apiList(FEW)
       api.update = await measured(child.pid ?? null, pg, () => drive(SECONDS, CONNECTIONS, (i) => {
         const id = w.idsForApi[i]
         return id === undefined ? Promise.resolve(false) : call('PATCH', `${P}/tasks/${id}`, { revision: 1, title: `api ${i}` })
       }), bg)
       api.create = await measured(child.pid ?? null, pg, () => drive(SECONDS, CONNECTIONS, (i) => call('POST', `${P}/tasks`, { idempotency_key: randomUUID(), title: `api create ${i}`, priority: 'high', label_ids: [w.labels[0]] }, 201)), bg)
       await pool.close()
-      return (['list', 'update', 'create'] as const).map((s) => ({ engine, scenario: s, api: api[s] as Figures, raw: raw[s] as Figures }))
+      return SCENARIOS.map((s) => ({ engine, scenario: s, api: api[s] as Figures, raw: raw[s] as Figures }))
     } finally {
       await stop(child)
     }
@@ -316,5 +264,14 @@ for (const r of rows) {
   const a = r.api.cpu as CpuSplit
   const b = r.raw.cpu as CpuSplit
   console.log(`| ${r.engine} | ${r.scenario} | ${f(a.server)} | ${f(a.database)} | ${f(a.driver)} | ${f(b.database)} | ${f(b.driver)} | ${f(Math.min((CORES * 1e6) / (a.server + a.database), 1e6 / a.server))} |`)
+}
+// The figure the issue's aim is stated in: database CPU per 50-task page, through the API and raw (the page's SQL alone).
+for (const r of rows.filter((x) => x.scenario.startsWith('list'))) {
+  const a = r.api.cpu as CpuSplit
+  const b = r.raw.cpu as CpuSplit
+  const where = r.engine === 'postgres' ? 'PostgreSQL backends' : 'PGlite (in the server / driving process)'
+  const apiDb = r.engine === 'postgres' ? a.database : a.server
+  const rawDb = r.engine === 'postgres' ? b.database : b.driver
+  console.log(`[${r.engine}] ${r.scenario}: database CPU per 50-task page (${where}): API ${f(apiDb)} µs, raw ${f(rawDb)} µs; API ${f(r.api.rps)} req/s, raw ${f(r.raw.rps)} ops/s, API/raw ${f(r.api.rps / r.raw.rps, 2)}, API p99 ${f(r.api.p99, 2)} ms`)
 }
 console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)

@@ -1,4 +1,4 @@
-export type { Database, ListenHandlers, Sql, SqlResult } from './sql.ts'
+export type { Database, ListenHandlers, QueryOptions, Sql, SqlResult } from './sql.ts'
 export { openPglite } from './pglite.ts'
 export { openPostgres } from './postgres.ts'
 export { migrate } from './migrate.ts'

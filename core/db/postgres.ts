@@ -1,7 +1,14 @@
 // A PostgreSQL server through node-postgres' pool.
 import pg from 'pg'
-import type { Database, ListenHandlers, Sql, SqlResult } from './sql.ts'
+import type { Database, ListenHandlers, QueryOptions, Sql, SqlResult } from './sql.ts'
 import { listenOnServer } from './pg-listener.ts'
+import { statementName } from './prepared.ts'
+
+/** node-postgres' query config: a named statement when asked for and the text has (or gets) a name. */
+function config(text: string, params: unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig {
+  const name = options?.prepared === true ? statementName(text) : undefined
+  return name === undefined ? { text, values: params } : { name, text, values: params }
+}
 
 export async function openPostgres(url: string, maxConnections = 10): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections })
@@ -11,8 +18,8 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
   await pool.query('SELECT 1')
   // Closing the database ends its listeners' connections too.
   const listeners = new Set<() => Promise<void>>()
-  const query = async <T>(text: string, params?: unknown[]): Promise<SqlResult<T>> => {
-    const r = await pool.query(text, params)
+  const query = async <T>(text: string, params?: unknown[], options?: QueryOptions): Promise<SqlResult<T>> => {
+    const r = await pool.query(config(text, params, options))
     return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length }
   }
   return {
@@ -27,8 +34,8 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
         async exec(text: string): Promise<void> {
           await client.query(text)
         },
-        async query<R>(text: string, params?: unknown[]): Promise<SqlResult<R>> {
-          const r = await client.query(text, params)
+        async query<R>(text: string, params?: unknown[], options?: QueryOptions): Promise<SqlResult<R>> {
+          const r = await client.query(config(text, params, options))
           return { rows: r.rows as R[], rowCount: r.rowCount ?? r.rows.length }
         },
       }

@@ -6,8 +6,17 @@ export interface SqlResult<T> {
   rowCount: number
 }
 
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement (a server parses and plans the text once per
+   * connection). For hot statements whose text comes from a small set; the port
+   * bounds how many texts it names. PGlite ignores it.
+   */
+  prepared?: boolean
+}
+
 export interface Sql {
-  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<SqlResult<T>>
+  query<T = Record<string, unknown>>(text: string, params?: unknown[], options?: QueryOptions): Promise<SqlResult<T>>
   /** Runs one or more statements without parameters (migrations). */
   exec(text: string): Promise<void>
 }

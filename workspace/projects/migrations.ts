@@ -2,6 +2,7 @@
 // table (`project_items`, discriminated by item_type) so revision checks, soft
 // deletes, activity and the desktop's mixed item listing are one code path.
 import type { MigrationSet } from '../../core/index.ts'
+import { LIST_DOC_SQL } from './store/list-doc.ts'
 
 export const PROJECT_MIGRATIONS: MigrationSet = {
   stage: 'projects',
@@ -215,6 +216,11 @@ export const PROJECT_MIGRATIONS: MigrationSet = {
         );
         CREATE INDEX project_ticket_replies_ticket ON project_ticket_replies (ticket_id, seq);
       `,
+    },
+    {
+      version: 4,
+      name: 'list documents kept on write, list indexes',
+      sql: LIST_DOC_SQL,
     },
   ],
 }

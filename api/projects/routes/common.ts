@@ -1,6 +1,6 @@
 // What every project route plugin shares: options, auth configs, the acting
 // context, cursors and id normalisation.
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Database } from '../../../core/index.ts'
 import type { CursorCodec } from '../../../core/index.ts'
 import { principalOf } from '../../auth/plugin.ts'
@@ -45,6 +45,17 @@ export function afterKey(cursors: CursorCodec, kind: string, cursor: string | un
 
 export function pageBody<T>(cursors: CursorCodec, kind: string, page: Page<T>): { items: T[]; next_cursor: string | null } {
   return { items: page.items, next_cursor: page.last === null ? null : cursors.encode(kind, [page.last]) }
+}
+
+/**
+ * The same page body as pageBody for items kept as JSON text (store/list-doc.ts):
+ * concatenated, not parsed and serialized again. Byte for byte what
+ * JSON.stringify(pageBody(...)) makes of the same items.
+ */
+export function sendDocPage(reply: FastifyReply, cursors: CursorCodec, kind: string, page: Page<string>): string {
+  const next = page.last === null ? 'null' : JSON.stringify(cursors.encode(kind, [page.last]))
+  reply.type('application/json; charset=utf-8')
+  return `{"items":[${page.items.join(',')}],"next_cursor":${next}}`
 }
 
 const ID_KEYS = new Set([

@@ -5,20 +5,20 @@ import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../../../workspace/index.ts'
 import { applyAction, type ActionInput } from '../../../workspace/index.ts'
 import { seesInternal } from '../../../workspace/index.ts'
 import { createDeliverable, updateDeliverable, type DeliverableCreateInput, type DeliverableUpdateInput } from '../../../workspace/index.ts'
-import { listItems } from '../../../workspace/index.ts'
+import { listItemDocs } from '../../../workspace/index.ts'
 import { deliverableWithTasks } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
-import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
+import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, sendDocPage, type ProjectRouteOptions } from './common.ts'
 import { filtersOf } from './tasks.ts'
 
 type ItemParams = { item_id: string }
 
 export async function deliverableRoutes(app: FastifyInstance, { db, cursors }: ProjectRouteOptions): Promise<void> {
-  app.get(`${P}/deliverables`, { config: CLOUD_READ, schema: { params: WORKSPACE_PARAMS, querystring: FILTER_QUERY } }, async (req) => {
+  app.get(`${P}/deliverables`, { config: CLOUD_READ, schema: { params: WORKSPACE_PARAMS, querystring: FILTER_QUERY } }, async (req, reply) => {
     const { query: q } = parts<never, FilterQuery>(req)
     const ctx = ctxOf(req, db)
-    const page = await listItems(db, ctx.workspaceId, ['deliverable'], filtersOf(q), seesInternal(ctx.actor), q.limit, afterKey(cursors, 'deliverables', q.cursor))
-    return pageBody(cursors, 'deliverables', page)
+    const page = await listItemDocs(db, ctx.workspaceId, ['deliverable'], filtersOf(q), seesInternal(ctx.actor), q.limit, afterKey(cursors, 'deliverables', q.cursor))
+    return sendDocPage(reply, cursors, 'deliverables', page)
   })
 
   app.post(`${P}/deliverables`, { config: CLOUD_WRITE, schema: { params: WORKSPACE_PARAMS, body: DELIVERABLE_CREATE } }, async (req, reply) => {

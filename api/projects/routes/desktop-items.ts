@@ -20,11 +20,11 @@ import { projectIdempotent as idempotent } from '../../../workspace/index.ts'
 import {
   applyChanges, checkEditable, checkRevision, getItemRow, lockItem, toView, type ItemRow,
 } from '../../../workspace/index.ts'
-import { listActivity, listItems, type ItemFilters } from '../../../workspace/index.ts'
+import { listActivity, listItemDocs, type ItemFilters } from '../../../workspace/index.ts'
 import { insertNote, noteChanges, type NoteCreateInput } from '../../../workspace/index.ts'
 import { insertTask, taskChanges, type TaskCreateInput } from '../../../workspace/index.ts'
 import { assignmentView } from '../../../workspace/index.ts'
-import { DESKTOP_READ, DESKTOP_WRITE, afterKey, ctxOf, foldIds, pageBody, parts, type ProjectRouteOptions } from './common.ts'
+import { DESKTOP_READ, DESKTOP_WRITE, afterKey, ctxOf, foldIds, pageBody, parts, sendDocPage, type ProjectRouteOptions } from './common.ts'
 
 /**
  * The workspace a desktop request acts on: the one it names (query or body)
@@ -76,14 +76,14 @@ export async function desktopItemRoutes(app: FastifyInstance, { db, cursors }: P
   const taskPatch = ajv.compile(TASK_PATCH)
   const notePatch = ajv.compile(NOTE_PATCH)
 
-  app.get('/v1/projects/items', { config: DESKTOP_READ, schema: { querystring: ITEM_LIST_QUERY } }, async (req) => {
+  app.get('/v1/projects/items', { config: DESKTOP_READ, schema: { querystring: ITEM_LIST_QUERY } }, async (req, reply) => {
     const { query: q } = parts<never, ListQuery>(req)
     const ctx = await desktopCtx(req, db, q.workspace_id)
     const { workspace_id: _w, cursor, limit, item_type, type_ids, label_ids, ...rest } = q
     const f: ItemFilters = { ...rest, type_ids: splitIds(type_ids), label_ids: splitIds(label_ids) }
     const types = item_type === undefined ? (['task', 'note'] as const) : [item_type]
-    const page = await listItems(db, ctx.workspaceId, types, f, seesInternal(ctx.actor), limit, afterKey(cursors, 'items', cursor))
-    return pageBody(cursors, 'items', page)
+    const page = await listItemDocs(db, ctx.workspaceId, types, f, seesInternal(ctx.actor), limit, afterKey(cursors, 'items', cursor))
+    return sendDocPage(reply, cursors, 'items', page)
   })
 
   app.post('/v1/projects/items', { config: DESKTOP_WRITE, schema: { body: ITEM_CREATE } }, async (req, reply) => {

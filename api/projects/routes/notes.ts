@@ -4,21 +4,21 @@ import { ACTION, FILTER_QUERY, NOTE_CREATE, NOTE_UPDATE } from '../../../workspa
 import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../../../workspace/index.ts'
 import { applyAction, type ActionInput } from '../../../workspace/index.ts'
 import { seesInternal } from '../../../workspace/index.ts'
-import { listItems } from '../../../workspace/index.ts'
+import { listItemDocs } from '../../../workspace/index.ts'
 import { createNote, updateNote, type NoteCreateInput, type NoteUpdateInput } from '../../../workspace/index.ts'
 import { getItem } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
-import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
+import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, parts, sendDocPage, type ProjectRouteOptions } from './common.ts'
 import { filtersOf } from './tasks.ts'
 
 type ItemParams = { item_id: string }
 
 export async function noteRoutes(app: FastifyInstance, { db, cursors }: ProjectRouteOptions): Promise<void> {
-  app.get(`${P}/notes`, { config: CLOUD_READ, schema: { params: WORKSPACE_PARAMS, querystring: FILTER_QUERY } }, async (req) => {
+  app.get(`${P}/notes`, { config: CLOUD_READ, schema: { params: WORKSPACE_PARAMS, querystring: FILTER_QUERY } }, async (req, reply) => {
     const { query: q } = parts<never, FilterQuery>(req)
     const ctx = ctxOf(req, db)
-    const page = await listItems(db, ctx.workspaceId, ['note'], filtersOf(q), seesInternal(ctx.actor), q.limit, afterKey(cursors, 'notes', q.cursor))
-    return pageBody(cursors, 'notes', page)
+    const page = await listItemDocs(db, ctx.workspaceId, ['note'], filtersOf(q), seesInternal(ctx.actor), q.limit, afterKey(cursors, 'notes', q.cursor))
+    return sendDocPage(reply, cursors, 'notes', page)
   })
 
   app.post(`${P}/notes`, { config: CLOUD_WRITE, schema: { params: WORKSPACE_PARAMS, body: NOTE_CREATE } }, async (req, reply) => {

@@ -5,11 +5,11 @@ import { ITEM_PARAMS, WORKSPACE_PARAMS } from '../../../workspace/index.ts'
 import { applyAction, type ActionInput } from '../../../workspace/index.ts'
 import { seesInternal } from '../../../workspace/index.ts'
 import { toTask } from '../../../workspace/index.ts'
-import { listItems, type ItemFilters } from '../../../workspace/index.ts'
+import { listItemDocs, type ItemFilters } from '../../../workspace/index.ts'
 import { createTask, deleteItem, moveTask, updateTask, type TaskCreateInput, type TaskMoveInput, type TaskUpdateInput } from '../../../workspace/index.ts'
 import { getItem } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
-import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
+import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, parts, sendDocPage, type ProjectRouteOptions } from './common.ts'
 
 type ItemParams = { item_id: string }
 
@@ -22,21 +22,21 @@ export async function taskRoutes(app: FastifyInstance, { db, cursors }: ProjectR
   const list = { config: CLOUD_READ, schema: { params: WORKSPACE_PARAMS, querystring: FILTER_QUERY } }
   const get = { config: CLOUD_READ, schema: { params: ITEM_PARAMS, querystring: FILTER_QUERY } }
 
-  app.get(`${P}/tasks`, list, async (req) => {
+  app.get(`${P}/tasks`, list, async (req, reply) => {
     const { query: q } = parts<never, FilterQuery>(req)
     const ctx = ctxOf(req, db)
-    const page = await listItems(db, ctx.workspaceId, ['task'], filtersOf(q), seesInternal(ctx.actor), q.limit, afterKey(cursors, 'tasks', q.cursor))
-    return pageBody(cursors, 'tasks', page)
+    const page = await listItemDocs(db, ctx.workspaceId, ['task'], filtersOf(q), seesInternal(ctx.actor), q.limit, afterKey(cursors, 'tasks', q.cursor))
+    return sendDocPage(reply, cursors, 'tasks', page)
   })
 
   // Tickets are the tasks of kind service_ticket (tasks created from a source ticket).
-  app.get(`${P}/tickets`, list, async (req) => {
+  app.get(`${P}/tickets`, list, async (req, reply) => {
     const { query: q } = parts<never, FilterQuery>(req)
     const ctx = ctxOf(req, db)
     const after = afterKey(cursors, 'tickets', q.cursor)
     if (q.kind === 'task') return { items: [], next_cursor: null }
-    const page = await listItems(db, ctx.workspaceId, ['task'], { ...filtersOf(q), kind: 'service_ticket' }, seesInternal(ctx.actor), q.limit, after)
-    return pageBody(cursors, 'tickets', page)
+    const page = await listItemDocs(db, ctx.workspaceId, ['task'], { ...filtersOf(q), kind: 'service_ticket' }, seesInternal(ctx.actor), q.limit, after)
+    return sendDocPage(reply, cursors, 'tickets', page)
   })
 
   app.post(`${P}/tasks`, { config: CLOUD_WRITE, schema: { params: WORKSPACE_PARAMS, body: TASK_CREATE } }, async (req, reply) => {

@@ -4,7 +4,7 @@
 import type { Sql } from '../../../core/index.ts'
 import { ACTIVITY_COLS, toActivity, type ActivityRow, type ActivityView } from './activity.ts'
 import { COMMENT_COLS, toComment, type CommentRow, type CommentView } from './comments.ts'
-import { ITEM_COLS, toView, type ItemRow, type ItemType, type ItemView } from './items.ts'
+import type { ItemType, ItemView } from './items.ts'
 
 export interface ItemFilters {
   board_id?: string
@@ -82,7 +82,8 @@ export function itemPageQuery(workspaceId: string, itemTypes: readonly ItemType[
   const p = new Params()
   const w = itemConditions(workspaceId, itemTypes, f, seesInternal, p)
   if (after !== null) w.push(`seq < ${p.add(after, 'bigint')}`)
-  const text = `SELECT ${ITEM_COLS} FROM project_items WHERE ${w.join(' AND ')} ORDER BY project_items.seq DESC LIMIT ${p.add(limit + 1, 'integer')}`
+  // The item's list document (list-doc.ts), ready to send: one text column per row.
+  const text = `SELECT seq::text AS seq, list_doc FROM project_items WHERE ${w.join(' AND ')} ORDER BY project_items.seq DESC LIMIT ${p.add(limit + 1, 'integer')}`
   return { text, values: p.values }
 }
 
@@ -92,10 +93,23 @@ export function page<R extends { seq: string }, T>(rows: R[], limit: number, vie
   return { items: kept.map(view), last: rows.length > limit && lastRow !== undefined ? lastRow.seq : null }
 }
 
-export async function listItems(db: Sql, workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, limit: number, after: string | null): Promise<Page<ItemView>> {
+interface DocRow {
+  seq: string
+  list_doc: string
+}
+
+/** A page of items as their JSON texts (each exactly the item's view as the routes send it). */
+export async function listItemDocs(db: Sql, workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, limit: number, after: string | null): Promise<Page<string>> {
   const q = itemPageQuery(workspaceId, itemTypes, f, seesInternal, limit, after)
-  const r = await db.query<ItemRow>(q.text, q.values)
-  return page(r.rows, limit, toView)
+  // The filter set makes a few hundred texts at most; each is parsed and planned once per connection.
+  const r = await db.query<DocRow>(q.text, q.values, { prepared: true })
+  return page(r.rows, limit, (row) => row.list_doc)
+}
+
+/** A page of items as objects, for answers that embed one (a deliverable's tasks). */
+export async function listItems(db: Sql, workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, limit: number, after: string | null): Promise<Page<ItemView>> {
+  const docs = await listItemDocs(db, workspaceId, itemTypes, f, seesInternal, limit, after)
+  return { items: docs.items.map((d) => JSON.parse(d) as ItemView), last: docs.last }
 }
 
 export async function listComments(

@@ -1,0 +1,51 @@
+// Database CPU of one list page, per filter combination: the page SQL the API runs
+// (projectStore.itemPageQuery), executed N times on one connection as a named
+// prepared statement, with that backend's CPU read from /proc before and after.
+// Also prints each combination's plan. See README.md ("Page cost").
+import { readFileSync } from 'node:fs'
+import pg from 'pg'
+import { openPostgres } from '../../core/index.ts'
+import { projectStore } from '../../workspace/index.ts'
+import { startTestPostgres } from '../../test/helpers/postgres.ts'
+import { listCases, seed } from './seed.ts'
+
+const N = Number(process.env.BENCH_PAGES ?? 2000)
+
+function cpuOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(f[11]) + Number(f[12])) / 100
+}
+
+const server = await startTestPostgres()
+try {
+  const url = await server.database(`pagecost_${Date.now()}`)
+  const db = await openPostgres(url, 2)
+  const w = await seed(db)
+  await db.close()
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid as number
+  console.log('| filters | µs of backend CPU per page | rows | plan |')
+  console.log('| --- | ---: | ---: | --- |')
+  let total = 0
+  for (const c of listCases(w)) {
+    const q = projectStore.itemPageQuery(w.workspaceId, ['task'], c.filters, true, 50, null)
+    const name = `pc_${c.query.length}_${total}`
+    const run = () => client.query({ name, text: q.text, values: q.values })
+    for (let i = 0; i < 20; i++) await run()
+    const c0 = cpuOf(pid)
+    let rows = 0
+    for (let i = 0; i < N; i++) rows = (await run()).rowCount ?? 0
+    const us = ((cpuOf(pid) - c0) * 1e6) / N
+    total += us
+    const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}(${q.values.map((v) => `'${Array.isArray(v) ? `{${v.join(',')}}` : String(v)}'`).join(', ')})`)
+      .catch(async () => client.query({ text: `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${q.text}`, values: q.values }))
+    const lines = plan.rows.map((r: Record<string, string>) => Object.values(r)[0]).filter((l) => !/Planning|Execution/.test(l as string))
+    console.log(`| ${c.query} | ${us.toFixed(0)} | ${rows} | ${lines.map((l) => (l as string).trim()).join(' / ')} |`)
+  }
+  console.log(`mean over the ${listCases(w).length} combinations: ${(total / listCases(w).length).toFixed(0)} µs of PostgreSQL CPU per 50-task page`)
+  await client.end()
+} finally {
+  await server.stop()
+}
