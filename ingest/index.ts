@@ -9,6 +9,8 @@ export type { IngestServiceOptions, IngestRequest, IngestResult, IngestOutcome, 
 export { Loader } from './loader.ts'
 export type { LoaderOptions, LoaderStats } from './loader.ts'
 export { openLogStore } from './store.ts'
+export { EMBEDDED_ENGINE_SETTINGS, engineArgs } from './engine-settings.ts'
+export type { EngineMemoryOptions } from './engine-settings.ts'
 export type { LogStore, LogStoreOptions, QueryResult, QueryParams } from './store.ts'
 export { migrateLogStore, SCHEMA_VERSION } from './schema.ts'
 export { ROW_COLUMNS, ROW_FORMATS, parseStoredRow, rowFormatOf, storedRowHead, storedRowIds } from './rows.ts'
