@@ -1,11 +1,16 @@
 // Where an idle Lookout's memory goes: starts the embedded default in this
 // process (as `lookout serve` does), lets it settle, and prints RSS by mapping,
 // each thread's V8 heap, and chdb's own memory accounting. See README.md.
-// Usage: node bench/memory/breakdown.ts [settleSeconds=20]
+// With a load (events > 0) it then sends e2e-like OTLP requests through the
+// HTTP listener and prints the peak of each part while they are stored.
+// Usage: node bench/memory/breakdown.ts [settleSeconds=20] [events=0]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getHeapStatistics } from 'node:v8'
+import { Pool } from 'undici'
+import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../api/index.ts'
+import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { loadConfig, startLookout } from '../../deploy/index.ts'
 import { byName, mappings, mib, rssOf } from './proc.ts'
 
@@ -46,6 +51,64 @@ const settings = await lookout.store.query<{ name: string; value: string }>(
                   'compiled_expression_cache_size') ORDER BY name`)
 console.log('chdb server settings:')
 for (const r of settings.rows) console.log(`  ${r.name} = ${r.value}`)
+
+const events = Number(process.argv[3] ?? 0)
+if (events > 0) await underLoad(events)
+
+/** Sends `events` OTLP events (8 connections) and samples each part's memory until they are stored. */
+async function underLoad(n: number): Promise<void> {
+  const bodies = Array.from({ length: Math.ceil(n / DEFAULT_SHAPE.records) }, (_, i) => encodeProtobuf(makeRecords(i + 1)))
+  const encoded = bodies.reduce((a, b) => a + b.byteLength, 0)
+  const ws = (await createWorkspace(lookout.db, 'bench')).id
+  const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })
+  const rid = (await registerResource(lookout.db, ws, { external_id: 'bench', name: 'bench' })).resource.id
+  const peak = { rss: 0, anon: 0, chdb: 0, mainHeap: 0, mainExternal: 0, workers: 0, workerThreads: 0 }
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      const r = rssOf()
+      peak.rss = Math.max(peak.rss, r.rss)
+      peak.anon = Math.max(peak.anon, r.anon)
+      const h = getHeapStatistics()
+      peak.mainHeap = Math.max(peak.mainHeap, h.total_heap_size)
+      peak.mainExternal = Math.max(peak.mainExternal, h.external_memory)
+      const w = await lookout.ingest?.decoders.heapStatistics() ?? []
+      peak.workers = Math.max(peak.workers, w.reduce((a, x) => a + x.total_heap_size + x.external_memory, 0))
+      peak.workerThreads = Math.max(peak.workerThreads, w.length)
+      const m = await lookout.store.query<{ v: string }>("SELECT toString(value) AS v FROM system.metrics WHERE metric = 'MemoryTracking'")
+      peak.chdb = Math.max(peak.chdb, Number(m.rows[0]?.v ?? 0))
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })()
+  const pool = new Pool(lookout.url, { connections: 8, pipelining: 1 })
+  const path = `/v1/workspaces/${ws}/resources/${rid}/otlp/v1/logs`
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/x-protobuf' }
+  let next = 0
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let i = next++; i < bodies.length; i = next++) {
+      for (;;) {
+        const res = await pool.request({ method: 'POST', path, headers, body: bodies[i] })
+        await res.body.dump()
+        if (res.statusCode === 200) break
+        await new Promise((r) => setTimeout(r, 200))
+      }
+    }
+  }))
+  await pool.close()
+  bodies.length = 0
+  for (;;) {
+    const r = await lookout.store.query<{ c: string }>(`SELECT count() AS c FROM ${lookout.store.database}.logs`)
+    if (Number(r.rows[0]?.c ?? 0) >= n) break
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  sampling = false
+  await sampler
+  console.log(`\nunder load (${n} events; each figure its own peak, sampled every ~100 ms):`)
+  console.log(`  RSS ${mib(peak.rss)} MiB (anonymous ${mib(peak.anon)}), including the harness's ${mib(encoded)} MiB of encoded requests`)
+  console.log(`  chdb MemoryTracking ${mib(peak.chdb)} MiB`)
+  console.log(`  main thread V8 heap ${mib(peak.mainHeap)} MiB, external (ArrayBuffers, PGlite memory) ${mib(peak.mainExternal)} MiB`)
+  console.log(`  decoder workers (${peak.workerThreads} at most) V8 heap + external ${mib(peak.workers)} MiB`)
+}
 
 await lookout.stop()
 rmSync(dataDir, { recursive: true, force: true })
