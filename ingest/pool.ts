@@ -77,7 +77,9 @@ export class DecoderPool {
 
   /** V8 heap statistics of each live worker (memory reports and the memory benchmark). */
   async heapStatistics(): Promise<HeapInfo[]> {
-    return Promise.all(this.#pool.threads.map((w) => w.getHeapStatistics()))
+    // A worker past its idle timeout may exit while asked: it has no heap to report.
+    const all = await Promise.all(this.#pool.threads.map((w) => w.getHeapStatistics().catch(() => null)))
+    return all.filter((h) => h !== null)
   }
 
   async close(): Promise<void> {
