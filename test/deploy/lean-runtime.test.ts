@@ -24,6 +24,7 @@ t.test('lookout serve runs lean under the pid it was started with', async (t) =>
   const env: NodeJS.ProcessEnv = { ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1' }
   delete env.LOOKOUT_LEAN_RUNTIME
   delete env.MALLOC_ARENA_MAX
+  delete env.MALLOC_MMAP_THRESHOLD_
   const child = spawn(process.execPath, ['deploy/lookout.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL')
@@ -40,6 +41,7 @@ t.test('lookout serve runs lean under the pid it was started with', async (t) =>
   const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0')
   t.ok(cmdline.includes('--liftoff-only'), 'V8 flag in the new image')
   t.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'two malloc arenas')
+  t.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), 'large blocks mapped, returned on free')
   t.ok(environ.includes('LOOKOUT_LEAN_RUNTIME=applied'), 'marked as restarted')
   const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)))
   child.kill('SIGTERM')
