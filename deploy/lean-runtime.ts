@@ -30,5 +30,9 @@ export function leanRestart(argv: readonly string[]): void {
   env.MALLOC_ARENA_MAX ??= '2'
   env.MALLOC_MMAP_THRESHOLD_ ??= '131072'
   const flags = process.execArgv.includes('--liftoff-only') ? process.execArgv : [...process.execArgv, '--liftoff-only']
-  process.execve?.(process.execPath, [process.execPath, ...flags, ...process.argv.slice(1)], env)
+  try {
+    process.execve?.(process.execPath, [process.execPath, ...flags, ...process.argv.slice(1)], env)
+  } catch {
+    // Refused (a sandbox without execve, a moved binary): run as started, with the default footprint.
+  }
 }
