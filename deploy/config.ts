@@ -62,6 +62,8 @@ export interface LookoutConfig {
   metricsListen: { host: string; port: number } | undefined
   /** Alert delivery: LOOKOUT_ALLOW_PRIVATE_DESTINATIONS, LOOKOUT_SMTP_URL/_FROM, LOOKOUT_SMS_URL/_TOKEN (alerting/alerts/README.md). */
   alerts: AlertSettings
+  /** LOOKOUT_ENGINE_MAX_MEMORY_BYTES: the embedded engine's memory ceiling (max_server_memory_usage); 0: the engine's own (90 % of RAM). */
+  engineMaxMemoryBytes: number
 }
 
 type Env = Record<string, string | undefined>
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     metricsToken: metricsToken(env, 'LOOKOUT_METRICS_TOKEN'),
     metricsListen: listenAddress(env, 'LOOKOUT_METRICS_LISTEN'),
     alerts: configured(() => alertSettings(env)),
+    engineMaxMemoryBytes: engineMaxMemory(env),
   }
 }
 
@@ -186,6 +189,13 @@ function cacheDir(env: Env): string | undefined {
   if (raw !== undefined && raw !== '') return resolve(raw)
   // The test helpers pass an environment without HOME: the process's home is still this user's.
   return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'lookout')
+}
+
+/** 0 (the engine's default) or at least 128 MiB: one insert of a 32 MiB loader batch needs several times that. */
+function engineMaxMemory(env: Env): number {
+  const v = int(env, 'LOOKOUT_ENGINE_MAX_MEMORY_BYTES', 0, 0)
+  if (v !== 0 && v < 128 * MiB) throw new ConfigError(`LOOKOUT_ENGINE_MAX_MEMORY_BYTES must be 0 or at least ${128 * MiB}, got ${v}`)
+  return v
 }
 
 function configured<T>(read: () => T): T {

@@ -14,6 +14,8 @@ export { ROW_FORMATS, parseStoredRow, rowFormatOf, storedRowHead, storedRowIds }
 export type { RowFormat } from './rows.ts'
 export { LOG_COLUMNS, ROW_COLUMNS, SEARCHED_COLUMNS } from './row-model.ts'
 export type { LogColumn, LogColumnName, RowColumn, RowValue, RowValueKind, SearchedColumn, StoredRow } from './row-model.ts'
+export { EMBEDDED_ENGINE_SETTINGS, engineArgs } from './engine-settings.ts'
+export type { EngineMemoryOptions } from './engine-settings.ts'
 export { enforceSizeCap, scheduleSizeCap } from './retention.ts'
 export { DiskGuard } from './disk-guard.ts'
 export type { DecodeFailure } from './decode/task.ts'

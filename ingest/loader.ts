@@ -53,6 +53,7 @@ export interface LoaderStats {
 }
 
 const MIN_FETCH_BYTES = 9 * 1024 * 1024
+const EMPTY = Buffer.alloc(0)
 /** Message ids a loader remembers having loaded (recent-ids.ts): minutes of traffic at full rate, a few MiB. */
 const RECENT_IDS = 65_536
 
@@ -77,7 +78,7 @@ export class Loader {
   #stopping = false
   #running: Promise<void> | null = null
   #abort = new AbortController()
-  #scratch = Buffer.alloc(0)
+  #scratch = EMPTY
   readonly #recent = new RecentIds(RECENT_IDS)
   /** When this loader started, ns since the epoch (a double: sub-microsecond precision is not needed). */
   readonly #startedNs = Date.now() * 1e6
@@ -194,6 +195,9 @@ export class Loader {
           this.lastError = String((err as Error)?.message ?? err)
         }
       }
+      // A pull that waited its full second for nothing: the burst is over, and the insert
+      // buffer (up to 1.25x maxBytes) goes back; an insert still using it keeps its own reference.
+      if (batch.length === 0) this.#scratch = EMPTY
     }
     return batch
   }

@@ -1,6 +1,7 @@
 // The decoder worker pool: one piscina pool, request bodies moved to a worker
 // and encoded rows moved back, never structured-cloned.
 import { availableParallelism } from 'node:os'
+import type { HeapInfo } from 'node:v8'
 import { Piscina } from 'piscina'
 import type { DecodeOutcome, DecodeTask } from './decode/task.ts'
 import { InvalidOptionError } from '../core/index.ts'
@@ -10,6 +11,10 @@ export interface DecoderPoolOptions {
   threads?: number
   /** Tasks waiting for a worker before run() rejects; default 256. */
   maxQueue?: number
+  /** Workers kept while idle; the rest start on demand and exit after idleTimeoutMs. Default 1. */
+  idleThreads?: number
+  /** How long a worker beyond idleThreads outlives its last task; default 30,000 ms. */
+  idleTimeoutMs?: number
 }
 
 /** The pool's queue is at its bound: the caller answers "retry later", never a failure. */
@@ -25,12 +30,15 @@ export class DecoderPool {
     const maxQueue = options.maxQueue ?? 256
     if (!Number.isInteger(maxQueue) || maxQueue < 1) throw new InvalidOptionError('maxQueue', 'must be an integer >= 1')
     this.#maxQueue = maxQueue
+    // Each worker is a V8 isolate of ~35 MiB: an idle service keeps one, a burst starts the rest.
+    const idleThreads = Math.min(threads, options.idleThreads ?? 1)
+    if (!Number.isInteger(idleThreads) || idleThreads < 1) throw new InvalidOptionError('idleThreads', 'must be an integer >= 1')
     this.#pool = new Piscina({
       filename: new URL('./decode/worker.ts', import.meta.url).href,
-      minThreads: threads,
+      minThreads: idleThreads,
       maxThreads: threads,
       maxQueue,
-      idleTimeout: 60_000,
+      idleTimeout: options.idleTimeoutMs ?? 30_000,
     })
   }
 
@@ -65,6 +73,13 @@ export class DecoderPool {
 
   get threads(): number {
     return this.#pool.threads.length
+  }
+
+  /** V8 heap statistics of each live worker (memory reports and the memory benchmark). */
+  async heapStatistics(): Promise<HeapInfo[]> {
+    // A worker past its idle timeout may exit while asked: it has no heap to report.
+    const all = await Promise.all(this.#pool.threads.map((w) => w.getHeapStatistics().catch(() => null)))
+    return all.filter((h) => h !== null)
   }
 
   async close(): Promise<void> {

@@ -107,6 +107,11 @@ export class IngestService {
     return this.#inFlight
   }
 
+  /** The decoder pool this service hands bodies to (memory reports). */
+  get decoders(): DecoderPool {
+    return this.#pool
+  }
+
   get maxInFlightBytes(): number {
     return this.#maxInFlight
   }

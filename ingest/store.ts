@@ -3,9 +3,11 @@
 import { Readable } from 'node:stream'
 import { createClient, type ClickHouseClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
+import { Session } from 'chdb'
 import { InvalidOptionError } from '../core/index.ts'
 import { ROW_COLUMNS } from './row-model.ts'
 import { ROW_FORMATS, type RowFormat } from './rows.ts'
+import { engineArgs, type EngineMemoryOptions } from './engine-settings.ts'
 
 export type QueryParams = Record<string, unknown>
 
@@ -48,6 +50,8 @@ export interface LogStoreOptions {
   layout?: 'single' | 'cluster'
   /** Cluster name (remote_servers) in the cluster layout; default lookout. */
   cluster?: string
+  /** Memory ceiling of the embedded engine (engine-settings.ts). */
+  engineMemory?: EngineMemoryOptions
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -62,7 +66,7 @@ export function openLogStore(options: LogStoreOptions): LogStore {
   }
   if (options.url !== undefined && options.url !== '') return new ServerStore(options.url, database, cluster)
   if (options.path === undefined) throw new InvalidOptionError('path', 'the embedded engine needs a data directory')
-  return new ChdbStore(options.path, database, cluster)
+  return new ChdbStore(options.path, database, cluster, engineArgs(options.engineMemory))
 }
 
 /**
@@ -148,11 +152,29 @@ class ServerStore extends ClientStore {
 class ChdbStore extends ClientStore {
   readonly embedded = true
   readonly #conn: ReturnType<typeof createChdbConnection>
+  /** Opened first so that the engine starts with our settings; connections at the same path share that engine. */
+  readonly #settings: Session
 
-  constructor(path: string, database: string, cluster: string | null) {
-    const conn = createChdbConnection({ path })
+  constructor(path: string, database: string, cluster: string | null, args: string[]) {
+    const settings = new Session(path, { connectionArgs: args })
+    let conn: ReturnType<typeof createChdbConnection>
+    try {
+      conn = createChdbConnection({ path })
+    } catch (err) {
+      settings.close()
+      throw err
+    }
     super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database, cluster)
     this.#conn = conn
+    this.#settings = settings
+  }
+
+  override async close(): Promise<void> {
+    try {
+      await super.close()
+    } finally {
+      this.#settings.close()
+    }
   }
 
   override async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { dropTemplate, readTemplate, saveTemplate } from './pglite-template.ts'
+import { PGLITE_START_PARAMS } from './pglite-settings.ts'
 import type { Database, ListenHandlers, Sql, SqlResult } from './sql.ts'
 
 function wrap(q: { query: PGlite['query']; exec: PGlite['exec'] }): Sql {
@@ -41,20 +42,20 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
 }
 
 async function createPglite(dataDir: string, templateDir: string | undefined): Promise<PGlite> {
-  if (templateDir === undefined || existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir)
+  if (templateDir === undefined || existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir, { startParams: [...PGLITE_START_PARAMS] })
   mkdirSync(dataDir, { recursive: true })
   // None, damaged or unsafe: the slow way, and a good template replaces a damaged one.
   const template = readTemplate(templateDir)
   if (template !== null) {
     try {
-      return await PGlite.create(dataDir, { loadDataDir: template })
+      return await PGlite.create(dataDir, { loadDataDir: template, startParams: [...PGLITE_START_PARAMS] })
     } catch {
       // A template this PGlite cannot load: forget it and make the directory the slow way.
       dropTemplate(templateDir)
       for (const f of readdirSync(dataDir)) rmSync(join(dataDir, f), { recursive: true, force: true })
     }
   }
-  const db = await PGlite.create(dataDir)
+  const db = await PGlite.create(dataDir, { startParams: [...PGLITE_START_PARAMS] })
   // Best effort: a start must not fail because the cache could not be written.
   await saveTemplate(db, templateDir).catch(() => undefined)
   return db

@@ -1,0 +1,58 @@
+// `lookout serve` restarts its own process image once with the lean runtime
+// settings (deploy/lean-runtime.ts), keeping its pid; the embedded PostgreSQL
+// starts with the small shared_buffers of api/db/pglite-settings.ts.
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { wantsLeanRestart } from '../../deploy/lean-runtime.ts'
+import { openPglite } from '../../core/index.ts'
+
+t.test('which starts restart lean', async (t) => {
+  t.ok(wantsLeanRestart(['serve'], {}, 'linux'), 'serve')
+  t.ok(wantsLeanRestart(['desktop', '--data-dir', '/x'], {}, 'linux'), 'desktop')
+  t.notOk(wantsLeanRestart(['status'], {}, 'linux'), 'a short command does not')
+  t.notOk(wantsLeanRestart(['serve'], { LOOKOUT_LEAN_RUNTIME: '0' }, 'linux'), 'turned off')
+  t.notOk(wantsLeanRestart(['serve'], { LOOKOUT_LEAN_RUNTIME: 'applied' }, 'linux'), 'the restarted process does not restart again')
+  t.notOk(wantsLeanRestart(['serve'], {}, 'darwin'), 'Linux only (glibc)')
+})
+
+t.test('lookout serve runs lean under the pid it was started with', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lookout-lean-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const env: NodeJS.ProcessEnv = { ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1' }
+  delete env.LOOKOUT_LEAN_RUNTIME
+  delete env.MALLOC_ARENA_MAX
+  delete env.MALLOC_MMAP_THRESHOLD_
+  const child = spawn(process.execPath, ['deploy/lookout.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  await new Promise<void>((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      if (/lookout serving/.test(out)) resolve()
+    })
+    child.once('exit', (c) => reject(new Error(`serve exited ${c}: ${out}`)))
+  })
+  const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')
+  const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0')
+  t.ok(cmdline.includes('--liftoff-only'), 'V8 flag in the new image')
+  t.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'two malloc arenas')
+  t.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), 'large blocks mapped, returned on free')
+  t.ok(environ.includes('LOOKOUT_LEAN_RUNTIME=applied'), 'marked as restarted')
+  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)))
+  child.kill('SIGTERM')
+  t.equal(await exited, 0, 'drains and exits 0 on SIGTERM')
+})
+
+t.test('the embedded PostgreSQL keeps 16 MB of shared buffers', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'lookout-pglite-buffers-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const db = await openPglite(join(dir, 'pg'))
+  t.teardown(() => db.close())
+  const r = await db.query<{ shared_buffers: string }>('SHOW shared_buffers')
+  t.equal(r.rows[0]?.shared_buffers, '16MB')
+})
