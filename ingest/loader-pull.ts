@@ -1,0 +1,66 @@
+// The loader's pull: gathers one batch of row messages from the durable
+// consumer, bounded by rows, bytes and the age of its oldest message.
+import type { Consumer, JsMsg } from '@nats-io/jetstream'
+import type { LoaderStats } from './loader.ts'
+import { rowsOf } from './loader-messages.ts'
+
+const MIN_FETCH_BYTES = 9 * 1024 * 1024
+
+export interface PullLimits {
+  maxRows: number
+  maxBytes: number
+  flushMs: number
+}
+
+export interface PullState {
+  readonly consumer: Consumer
+  readonly stats: LoaderStats
+  /** Messages pulled and not yet acknowledged or given back (kept from redelivery while held). */
+  readonly held: Set<JsMsg>
+  stopping(): boolean
+  failed(message: string): void
+}
+
+/** Gathers one batch: returns when it is full, its oldest message is flushMs old, or on stop. */
+export async function collectBatch(s: PullState, limits: PullLimits): Promise<JsMsg[]> {
+  const batch: JsMsg[] = []
+  let rows = 0
+  let bytes = 0
+  let deadline = 0
+  while (!s.stopping() && rows < limits.maxRows && bytes < limits.maxBytes) {
+    const wait = deadline === 0 ? 1_000 : deadline - Date.now()
+    if (deadline !== 0 && wait <= 0) break
+    let iter
+    try {
+      // Bounded by bytes too; a pull must still fit the largest message (the server's max_payload).
+      const maxBytes = Math.max(MIN_FETCH_BYTES, limits.maxBytes - bytes)
+      iter = await s.consumer.fetch({ max_bytes: maxBytes, expires: Math.max(wait, 50) })
+    } catch (err) {
+      // The connection is reconnecting: wait and pull again.
+      s.stats.fetchErrors++
+      s.failed(String((err as Error)?.message ?? err))
+      await sleep(250)
+      continue
+    }
+    try {
+      for await (const m of iter) {
+        batch.push(m)
+        s.held.add(m)
+        rows += rowsOf(m)
+        bytes += m.data.byteLength
+        if (deadline === 0) deadline = Date.now() + limits.flushMs
+      }
+    } catch (err) {
+      // 409 "message size exceeds maxbytes" ends a pull whose next message does not fit: normal.
+      if ((err as { code?: unknown }).code !== 409) {
+        s.stats.fetchErrors++
+        s.failed(String((err as Error)?.message ?? err))
+      }
+    }
+  }
+  return batch
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms))
+}
