@@ -143,7 +143,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
 
     let loader: Loader | null = null
     if (roles.has('loader')) {
-      loader = new Loader(broker, meteredLogStore(store, metrics), { maxRows: config.loaderMaxRows, maxBytes: config.loaderMaxBytes, flushMs: config.loaderFlushMs, duplicateWindowMs: config.duplicateWindowMs })
+      loader = new Loader(broker, meteredLogStore(store, metrics), { maxRows: config.loaderMaxRows, maxBytes: config.loaderMaxBytes, flushMs: config.loaderFlushMs, minRows: config.loaderMinRows, duplicateWindowMs: config.duplicateWindowMs })
       metrics.watchLoader(loader)
       await loader.start()
       const l = loader

@@ -16,8 +16,13 @@ export interface LoaderOptions {
   maxRows?: number
   /** Bytes per insert before a batch is cut; default 32 MiB. */
   maxBytes?: number
-  /** Longest a row waits in a partial batch, ms; default 500. */
+  /** Longest a row waits in a partial batch while nothing else waits, ms; default 500. */
   flushMs?: number
+  /**
+   * Rows a batch reaches before the flush time cuts it while a backlog waits
+   * (loader-pull.ts); default 20,000. 0: the flush time always cuts.
+   */
+  minRows?: number
   /** Longest wait between insert retries, ms; default 30,000. */
   maxRetryDelayMs?: number
   /**
@@ -48,6 +53,7 @@ export class Loader {
   readonly #maxRows: number
   readonly #maxBytes: number
   readonly #flushMs: number
+  readonly #minRows: number
   readonly stats: LoaderStats = {
     batches: 0, rows: 0, messages: 0, duplicatesSkipped: 0, deadLettered: 0, insertErrors: 0, lastInsertMs: 0, insertMs: 0, lastBatchRows: 0, fetchErrors: 0,
   }
@@ -59,6 +65,7 @@ export class Loader {
   #keepAlive: NodeJS.Timeout | null = null
   #connection: NatsConnection | null = null
   #stopping = false
+  #inserting = false
   #running: Promise<void> | null = null
   readonly #abort = new AbortController()
   readonly #broker: Broker
@@ -70,6 +77,8 @@ export class Loader {
     this.#maxRows = positive('maxRows', options.maxRows ?? 50_000)
     this.#maxBytes = positive('maxBytes', options.maxBytes ?? 32 * 1024 * 1024)
     this.#flushMs = positive('flushMs', options.flushMs ?? 500)
+    this.#minRows = options.minRows ?? 20_000
+    if (!Number.isInteger(this.#minRows) || this.#minRows < 0) throw new InvalidOptionError('minRows', 'must be an integer >= 0')
     const maxRetryDelayMs = positive('maxRetryDelayMs', options.maxRetryDelayMs ?? 30_000)
     const windowNs = positive('duplicateWindowMs', options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS) * 1e6
     this.#inserter = new Inserter({ broker, store, stats: this.stats, maxRetryDelayMs, signal: this.#abort.signal })
@@ -129,6 +138,7 @@ export class Loader {
       // engine's threads (or the server), the pull on this one.
       next = this.#stopping ? Promise.resolve([]) : this.#collect()
       if (batch.length === 0) continue
+      this.#inserting = true
       try {
         await this.#load(batch)
       } catch (err) {
@@ -136,6 +146,8 @@ export class Loader {
         this.lastError = String((err as Error)?.message ?? err)
         for (const m of batch) this.#held.delete(m)
         if (this.#abort.signal.aborted) break
+      } finally {
+        this.#inserting = false
       }
     }
     // Pulled but not loaded: give it back at once for another loader (or the next start).
@@ -152,10 +164,11 @@ export class Loader {
       stats: this.stats,
       held: this.#held,
       stopping: () => this.#stopping,
+      inserting: () => this.#inserting,
       failed: (message) => {
         this.lastError = message
       },
-    }, { maxRows: this.#maxRows, maxBytes: this.#maxBytes, flushMs: this.#flushMs })
+    }, { maxRows: this.#maxRows, maxBytes: this.#maxBytes, flushMs: this.#flushMs, minRows: this.#minRows })
   }
 
   async #load(batch: JsMsg[]): Promise<void> {
