@@ -21,6 +21,8 @@ export interface LookoutConfig {
   maxInFlightBytes: number
   workers: number
   loaderMaxRows: number
+  /** Rows a loader batch reaches before the flush time cuts it while a backlog waits; 0 = fixed flush time. */
+  loaderMinRows: number
   loaderMaxBytes: number
   loaderFlushMs: number
   streamMaxBytes: number
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     loaderMaxRows: int(env, 'LOOKOUT_LOADER_MAX_ROWS', LOADER_DEFAULTS.maxRows, 1),
     loaderMaxBytes: int(env, 'LOOKOUT_LOADER_MAX_BYTES', LOADER_DEFAULTS.maxBytes, 1 * MiB, 1024 * MiB),
     loaderFlushMs: int(env, 'LOOKOUT_LOADER_FLUSH_MS', LOADER_DEFAULTS.flushMs, 10, 60_000),
+    loaderMinRows: int(env, 'LOOKOUT_LOADER_MIN_ROWS', LOADER_DEFAULTS.minRows, 0),
     streamMaxBytes: int(env, 'LOOKOUT_STREAM_MAX_BYTES', BROKER_DEFAULTS.maxBytes, 1 * MiB),
     minFreeDiskBytes: int(env, 'LOOKOUT_MIN_FREE_DISK_BYTES', 512 * MiB, 0),
     natsReplicas: int(env, 'LOOKOUT_NATS_REPLICAS', BROKER_DEFAULTS.replicas, 1, 5),

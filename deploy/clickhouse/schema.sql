@@ -48,4 +48,12 @@ ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MATERIALIZE INDEX idx_attr_v
 
 INSERT INTO lookout.schema_migrations (version, name) VALUES (2, 'text index on attribute values');
 
+ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' DROP INDEX IF EXISTS idx_batch_id;
+
+INSERT INTO lookout.schema_migrations (version, name) VALUES (3, 'drop the bloom filter on batch_id');
+
+ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY SETTING min_bytes_for_wide_part = 268435456;
+
+INSERT INTO lookout.schema_migrations (version, name) VALUES (4, 'compact parts up to 256 MiB');
+
 ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY TTL toDateTime(timestamp) + INTERVAL 7 DAY SETTINGS materialize_ttl_after_modify = 0;

@@ -14,7 +14,7 @@ import type { Cleanups } from './cleanups.ts'
 export async function startLoaderRole(
   config: LookoutConfig, broker: Broker, store: LogStore, metrics: LookoutMetrics, cleanups: Cleanups, sizeCap: boolean,
 ): Promise<Loader> {
-  const loader = new Loader(broker, store, { observer: metrics, maxRows: config.loaderMaxRows, maxBytes: config.loaderMaxBytes, flushMs: config.loaderFlushMs, duplicateWindowMs: config.duplicateWindowMs })
+  const loader = new Loader(broker, store, { observer: metrics, maxRows: config.loaderMaxRows, maxBytes: config.loaderMaxBytes, flushMs: config.loaderFlushMs, minRows: config.loaderMinRows, duplicateWindowMs: config.duplicateWindowMs })
   metrics.watchLoader(loader)
   await loader.start()
   cleanups.add(() => loader.stop())

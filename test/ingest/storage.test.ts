@@ -20,6 +20,26 @@ t.test('migrations run again without changes; retention comes from the configura
   await migrateLogStore(store, { retentionDays: 3 })
 })
 
+t.test('a data directory from before migration 3 loses the batch id filter, gets compact parts and keeps its rows', async (t) => {
+  const indexes = async (): Promise<string[]> => (await store.query<{ name: string }>(
+    `SELECT name FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'logs' ORDER BY name`, { db })).rows.map((r) => r.name)
+  t.notOk((await indexes()).includes('idx_batch_id'), 'a new table has no batch id filter')
+  t.ok((await indexes()).includes('idx_event_id'), 'the event id filter stays (legacy lookups)')
+  // The table as migration 2 left it, with a row in it.
+  const rid = await lk.resource('upgrade')
+  const now = String(BigInt(Date.now()) * 1_000_000n)
+  await store.insertJsonRows('logs', Buffer.from(JSON.stringify({ workspace_id: lk.workspaceId, resource_id: rid, timestamp: now, observed_timestamp: now, received_at: now, batch_id: 'upgrade', event_id: 'upgrade-1', severity_number: 9, severity_text: 'INFO', message: 'before the upgrade', source: '', attributes: {}, resource_attributes: {}, scope_name: '', scope_version: '', trace_id: '', span_id: '', flags: 0 }) + '\n'), 'upgrade-test')
+  await store.command(`ALTER TABLE ${db}.logs ADD INDEX idx_batch_id batch_id TYPE bloom_filter(0.01) GRANULARITY 1`)
+  await store.command(`ALTER TABLE ${db}.schema_migrations DELETE WHERE version >= 3 SETTINGS mutations_sync = 1`)
+  t.ok((await indexes()).includes('idx_batch_id'))
+  t.equal(await migrateLogStore(store, { retentionDays: 3 }), 2, 'migrations 3 and 4 applied at start')
+  t.notOk((await indexes()).includes('idx_batch_id'), 'the filter is gone')
+  t.same((await lk.rows(rid)).map((r) => r.event_id), ['upgrade-1'], 'the rows stay')
+  const ddl = (await store.query<{ statement: string }>(`SHOW CREATE TABLE ${db}.logs`)).rows[0]?.statement ?? ''
+  t.match(ddl, /min_bytes_for_wide_part = 268435456/, 'inserts are written as compact parts')
+  t.equal(await migrateLogStore(store, { retentionDays: 3 }), 0, 'and it is recorded')
+})
+
 t.test('the size cap drops whole days, oldest first, and keeps the newest', async (t) => {
   const rid = await lk.resource('cap')
   const day = 86_400_000_000_000n

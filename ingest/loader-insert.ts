@@ -1,0 +1,171 @@
+// The loader's inserts: one per row format of a batch, retried until the store
+// takes it, with a deduplication token that follows the content; a batch with
+// bad data is loaded message by message and what fails is dead-lettered.
+import { createHash } from 'node:crypto'
+import pRetry from 'p-retry'
+import type { JsMsg } from '@nats-io/jetstream'
+import type { Broker } from './broker.ts'
+import { rowFormatOf, type RowFormat } from './rows.ts'
+import type { LogStore } from './store.ts'
+import { isDataError } from './store-errors.ts'
+import { countLines, msgIdOf, rowsOf, trimmed } from './loader-messages.ts'
+import type { LoaderStats } from './loader.ts'
+import type { LoaderObserver } from './observer.ts'
+
+export interface InserterDeps {
+  broker: Broker
+  store: LogStore
+  stats: LoaderStats
+  maxRetryDelayMs: number
+  signal: AbortSignal
+  /** Counts each insert attempt (metrics stage). */
+  observer?: LoaderObserver
+}
+
+export class Inserter {
+  readonly #deps: InserterDeps
+  #scratch = Buffer.alloc(0)
+
+  constructor(deps: InserterDeps) {
+    this.#deps = deps
+  }
+
+  /**
+   * Inserts these messages' rows (`bodies` holds those left in part), one insert
+   * per row format: normally one; two only while a backlog written before the
+   * compact format (rows.ts) drains. Returns the rows inserted, or null when
+   * the loader was killed during a retry (the batch must not be acknowledged).
+   */
+  async insert(todo: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<number | null> {
+    const groups = new Map<RowFormat, JsMsg[]>()
+    for (const m of todo) {
+      const body = bodies.get(m) ?? m.data
+      if (body.byteLength === 0) continue
+      const format = rowFormatOf(body)
+      const group = groups.get(format)
+      if (group === undefined) groups.set(format, [m])
+      else group.push(m)
+    }
+    let rows = 0
+    for (const [format, msgs] of groups) {
+      const parts: Uint8Array[] = []
+      let groupRows = 0
+      let size = 0
+      for (const m of msgs) {
+        const part = bodies.get(m) ?? m.data
+        parts.push(part)
+        size += part.byteLength
+        groupRows += bodies.has(m) ? countLines(part) : rowsOf(m)
+      }
+      const body = this.#insertBuffer(size)
+      let offset = 0
+      for (const part of parts) {
+        body.set(part, offset)
+        offset += part.byteLength
+      }
+      // With rows left out (stored already) the token must follow the content:
+      // ClickHouse deduplicates per partition and block, so the rest of a message
+      // under the message's usual token could pass for an earlier part and be dropped.
+      const token = msgs.some((m) => trimmed(m, bodies)) ? contentToken(body) : batchToken(msgs)
+      try {
+        trace(`insert-begin ${groupRows}`)
+        await this.#insertWithRetry(body, token, format)
+        trace(`insert-end ${groupRows}`)
+        rows += groupRows
+      } catch (err) {
+        if (this.#deps.signal.aborted) return null
+        if (!isDataError(err)) throw err
+        await this.#loadOneByOne(msgs, bodies)
+      }
+    }
+    return rows
+  }
+
+  /** Runs a store call until it succeeds (or the loader is killed), counting failures. */
+  retried<T>(fn: () => Promise<T>, shouldRetry?: (error: unknown) => boolean): Promise<T> {
+    return pRetry(fn, {
+      retries: Number.POSITIVE_INFINITY,
+      minTimeout: 200,
+      maxTimeout: this.#deps.maxRetryDelayMs,
+      signal: this.#deps.signal,
+      ...(shouldRetry === undefined ? {} : { shouldRetry: ({ error }: { error: unknown }) => shouldRetry(error) }),
+      onFailedAttempt: () => {
+        this.#deps.stats.insertErrors++
+      },
+    })
+  }
+
+  /**
+   * The bytes of one insert, in a buffer kept from batch to batch: a fresh
+   * 32 MiB buffer per insert cost more in page faults than the copy itself.
+   * Safe to reuse: one batch loads at a time, and an insert is done with its
+   * body when it settles.
+   */
+  /** Gives the insert buffer (up to 1.25x maxBytes) back after a burst; an insert still using it keeps its own reference. */
+  release(): void {
+    this.#scratch = Buffer.alloc(0)
+  }
+
+  #insertBuffer(size: number): Buffer {
+    if (this.#scratch.byteLength < size) this.#scratch = Buffer.allocUnsafeSlow(Math.ceil(size * 1.25))
+    return this.#scratch.subarray(0, size)
+  }
+
+  async #insertWithRetry(body: Uint8Array, token: string, format: RowFormat): Promise<void> {
+    const { stats, store } = this.#deps
+    const started = performance.now()
+    await this.retried(() => this.#insertOnce(store, body, token, format), (error) => !isDataError(error))
+    stats.lastInsertMs = performance.now() - started
+    stats.insertMs += stats.lastInsertMs
+  }
+
+  async #insertOnce(store: LogStore, body: Uint8Array, token: string, format: RowFormat): Promise<void> {
+    const observer = this.#deps.observer
+    if (observer === undefined) return store.insertJsonRows('logs', body, token, format)
+    const t0 = performance.now()
+    try {
+      await store.insertJsonRows('logs', body, token, format)
+      observer.loaderInsert(true, (performance.now() - t0) / 1000, body.byteLength)
+    } catch (err) {
+      observer.loaderInsert(false, (performance.now() - t0) / 1000, body.byteLength)
+      throw err
+    }
+  }
+
+  /** A batch with bad data: load message by message and dead-letter the ones that fail. */
+  async #loadOneByOne(msgs: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<void> {
+    const { stats, broker } = this.#deps
+    for (const m of msgs) {
+      const body = bodies.get(m) ?? m.data
+      if (body.byteLength === 0) continue
+      try {
+        await this.#insertWithRetry(body, trimmed(m, bodies) ? contentToken(body) : 'msg-' + (msgIdOf(m) || String(m.seq)), rowFormatOf(body))
+        stats.rows += rowsOf(m)
+      } catch (err) {
+        if (!isDataError(err)) throw err
+        await broker.deadLetter({ subject: m.subject, data: m.data, msgId: msgIdOf(m) || String(m.seq) }, String((err as Error).message))
+        stats.deadLettered++
+      }
+    }
+  }
+}
+
+// LOOKOUT_TRACE_LOADER=1: one stderr line around each insert, for fault tests
+// that kill the process while an insert runs (synchronous on a pipe, so the
+// line is out before the insert starts).
+const TRACE = process.env.LOOKOUT_TRACE_LOADER === '1'
+function trace(step: string): void {
+  if (TRACE) process.stderr.write(`lookout-trace loader ${step}\n`)
+}
+
+/** The token of an insert whose content is not a plain concatenation of messages: its hash. */
+function contentToken(body: Uint8Array): string {
+  return 'c-' + createHash('sha256').update(body).digest('hex')
+}
+
+/** The same messages always give the same token, so a retried insert is deduplicated. */
+function batchToken(msgs: readonly JsMsg[]): string {
+  const h = createHash('sha256')
+  for (const m of msgs) h.update(msgIdOf(m) || String(m.seq)).update(',')
+  return h.digest('hex')
+}
