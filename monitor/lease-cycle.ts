@@ -1,0 +1,198 @@
+// Housekeeping, every syncMs: the process lease is renewed (every leaseMs/3),
+// the fair share recomputed, surplus checks given back or free ones claimed,
+// API changes picked up, and old results and dead processes' rows pruned.
+// Rounds are serialized: a manual step and a timer never interleave.
+import type { Database } from './sql.ts'
+import type { Clock } from './clock.ts'
+import type { MonitorLogger, RunState } from './entry.ts'
+import {
+  changedChecks, checksById, claimChecks, heldChecks, pruneResults, purgeWorkers, registerWorker, releaseLeases, removeWorker, renewWorker, shareOf,
+} from './leases.ts'
+import type { CheckTable } from './table.ts'
+
+const PRUNE_EVERY_MS = 10 * 60_000
+const PRUNE_CHUNK = 5_000
+/** A process whose lease ended this many lease periods ago is forgotten (its row deleted). */
+const WORKER_PURGE_LEASES = 10
+const CHANGES_PAGE = 2_000
+
+export interface LeaseCycleOptions {
+  db: Database
+  clock: Clock
+  run: RunState
+  log: MonitorLogger
+  table: CheckTable
+  baseId: string
+  leaseMs: number
+  syncMs: number
+  retentionMs: number
+  maxChecks: number
+  /** After each timed round (the monitor dispatches what became due). */
+  onRound: () => void
+}
+
+export class LeaseCycle {
+  readonly #o: LeaseCycleOptions
+  /** The id this process holds its lease under; a new one after a lost lease. */
+  #worker: string
+  #generation = 0
+  /** Until when this process's lease is known to hold (renewed in housekeeping). */
+  #leaseUntil = 0
+  #timer: unknown = null
+  #house: Promise<void> = Promise.resolve()
+  #lastChange = 0
+  #lastLeaseCycle = -Infinity
+  #lastPrune = -Infinity
+  #pruning = false
+  #share = 0
+
+  constructor(o: LeaseCycleOptions) {
+    this.#o = o
+    this.#worker = o.baseId
+  }
+
+  get worker(): string {
+    return this.#worker
+  }
+
+  get leaseUntil(): number {
+    return this.#leaseUntil
+  }
+
+  /** The round in progress (or the last one), failures swallowed. */
+  get idle(): Promise<void> {
+    return this.#house.catch(() => undefined)
+  }
+
+  async register(): Promise<void> {
+    const now = this.#o.clock.now()
+    await registerWorker(this.#o.db, this.#worker, now, now + this.#o.leaseMs)
+    this.#leaseUntil = now + this.#o.leaseMs
+  }
+
+  /** Gives every lease back and leaves (errors ignored: the lease would expire anyway). */
+  async leave(): Promise<void> {
+    await releaseLeases(this.#o.db, this.#worker, null).catch(() => undefined)
+    await removeWorker(this.#o.db, this.#worker).catch(() => undefined)
+  }
+
+  arm(): void {
+    if (!this.#o.run.running) return
+    this.#timer = this.#o.clock.setTimeout(this.#onTimer, this.#o.syncMs)
+  }
+
+  clearTimer(): void {
+    if (this.#timer !== null) this.#o.clock.clearTimeout(this.#timer)
+    this.#timer = null
+  }
+
+  readonly #onTimer = (): void => {
+    this.#timer = null
+    this.housekeeping(false).catch((err: unknown) => this.#o.log.warn({ err }, 'housekeeping failed')).finally(() => {
+      this.#o.onRound()
+      this.arm()
+    })
+  }
+
+  /** Serialized: a manual step and a timer never interleave. */
+  housekeeping(forceLeases: boolean): Promise<void> {
+    const run = this.#house.catch(() => undefined).then(() => this.#round(forceLeases))
+    this.#house = run
+    return run
+  }
+
+  async #round(forceLeases: boolean): Promise<void> {
+    if (this.#o.run.dead) return
+    const { db, clock, leaseMs } = this.#o
+    const now = clock.now()
+    if (forceLeases || now - this.#lastLeaseCycle >= leaseMs / 3) await this.#leaseCycle(now)
+    else {
+      // New checks are taken within a second, not a lease cycle.
+      await this.#updateShare(now)
+      await this.#claim(now)
+    }
+    await this.#sync(now)
+    if (this.#pruning || now - this.#lastPrune >= PRUNE_EVERY_MS) {
+      this.#lastPrune = now
+      // Kept a while after expiry so a dead process's name still explains its checks' lease_owner.
+      await purgeWorkers(db, now - WORKER_PURGE_LEASES * leaseMs)
+      // A chunk per round until the backlog is gone.
+      this.#pruning = (await pruneResults(db, now - this.#o.retentionMs, PRUNE_CHUNK)) === PRUNE_CHUNK
+    }
+  }
+
+  async #leaseCycle(now: number): Promise<void> {
+    const { db, leaseMs, table } = this.#o
+    this.#lastLeaseCycle = now
+    if (await renewWorker(db, this.#worker, now, now + leaseMs)) {
+      this.#leaseUntil = now + leaseMs
+    } else {
+      // The lease ran out (a stall longer than leaseMs): others may hold our checks now.
+      // Start over under a new id, so nothing probed under the old lease can be written.
+      this.#o.log.warn({ worker: this.#worker }, 'lease expired; rejoining under a new id')
+      for (const e of [...table.values()]) table.drop(e)
+      this.#generation++
+      this.#worker = `${this.#o.baseId}#${this.#generation}`
+      this.#lastChange = 0
+      await registerWorker(db, this.#worker, now, now + leaseMs)
+      this.#leaseUntil = now + leaseMs
+    }
+    const mine = await this.#updateShare(now)
+    if (mine !== table.size) await this.#reconcile(now)
+    const surplus = table.size - this.#share
+    if (surplus > Math.max(1, Math.ceil(this.#share * 0.05))) {
+      const give: string[] = []
+      for (const e of table.values()) {
+        if (give.length >= surplus) break
+        if (!e.busy) give.push(e.id)
+      }
+      await releaseLeases(db, this.#worker, give)
+      for (const id of give) {
+        const e = table.get(id)
+        if (e !== undefined) table.drop(e)
+      }
+      return
+    }
+    await this.#claim(now)
+  }
+
+  /** Memory and the table disagree about what this process holds: the table wins. */
+  async #reconcile(now: number): Promise<void> {
+    const { db, table } = this.#o
+    const held = await heldChecks(db, this.#worker)
+    const ids = new Set<string>()
+    const load: string[] = []
+    for (const h of held) {
+      ids.add(h.id)
+      const e = table.get(h.id)
+      if (e === undefined || e.epoch !== h.epoch) load.push(h.id)
+    }
+    for (const e of [...table.values()]) if (!ids.has(e.id)) table.drop(e)
+    for (const row of await checksById(db, this.#worker, load)) table.adopt(row, now)
+  }
+
+  /** This process's fair share: the served checks divided by the live monitor processes. Returns how many it holds. */
+  async #updateShare(now: number): Promise<number> {
+    const { workers, total, mine } = await shareOf(this.#o.db, this.#worker, now)
+    this.#share = Math.min(this.#o.maxChecks, Math.ceil(total / workers))
+    return mine
+  }
+
+  async #claim(now: number): Promise<void> {
+    const room = this.#share - this.#o.table.size
+    if (room <= 0) return
+    const rows = await claimChecks(this.#o.db, this.#worker, now, Math.min(room, 5_000))
+    for (const row of rows) this.#o.table.adopt(row, now)
+  }
+
+  async #sync(now: number): Promise<void> {
+    for (;;) {
+      const rows = await changedChecks(this.#o.db, this.#worker, this.#lastChange, CHANGES_PAGE)
+      for (const row of rows) {
+        if (row.change_seq > this.#lastChange) this.#lastChange = row.change_seq
+        this.#o.table.adopt(row, now)
+      }
+      if (rows.length < CHANGES_PAGE) break
+    }
+  }
+}
