@@ -1,6 +1,7 @@
 // What the scheduler keeps per check it holds (Entry), the queue of checks
 // waiting for a probe slot of their kind, and the schedule arithmetic that
 // every part of the scheduler shares (phase, next due time, stored state).
+import { hash } from 'node:crypto'
 import type { HeapItem } from './heap.ts'
 import type { Kind } from './kinds.ts'
 import type { ProbeTarget } from './probes/index.ts'
@@ -82,15 +83,22 @@ export interface MonitorLogger {
   warn(obj: object, msg: string): void
 }
 
+/** Told when a housekeeping round (lease renewal, share, claims, API changes, pruning) or a result write starts and ends. */
+export type PhaseHook = (phase: 'housekeeping' | 'flush', active: boolean) => void
+
 /** Shared by the parts of one Monitor: started, and killed (abandon: nothing more is written). */
 export interface RunState {
   running: boolean
   dead: boolean
 }
 
-/** A check's offset within its interval, from its id: the same in every process (and on collectors). */
+/**
+ * A check's offset within its interval, from a hash of its id: the same in every process (and on
+ * collectors), and even over the interval however the ids were made. (Read straight from the id,
+ * UUIDv7s made in a burst, whose leading 48 bits are their creation time, would all share one phase.)
+ */
 export function phaseOf(id: string, intervalMs: number): number {
-  return parseInt(id.replaceAll('-', '').slice(0, 12), 16) % intervalMs
+  return hash('sha256', id, 'buffer').readUIntBE(0, 6) % intervalMs
 }
 
 /** The first time after `after` on the check's phase: phases are stable across processes and restarts. */
