@@ -4,7 +4,7 @@
 // means the check changed or moved: its row is read again.
 import type { Database } from './sql.ts'
 import type { Clock } from './clock.ts'
-import type { MonitorLogger, MonitorStats, RunState } from './entry.ts'
+import type { MonitorLogger, MonitorStats, PhaseHook, RunState } from './entry.ts'
 import { checksById } from './leases.ts'
 import type { CheckTable } from './table.ts'
 import { writeResults, type PendingResult } from './writer.ts'
@@ -22,6 +22,7 @@ export interface FlusherOptions {
   flushMax: number
   /** A batch is done (written or given up). */
   onDone: () => void
+  onPhase: PhaseHook | undefined
 }
 
 export class ResultFlusher {
@@ -71,7 +72,9 @@ export class ResultFlusher {
   flush(): Promise<void> {
     if (this.#flushing !== null) return this.#flushing
     this.clearTimer()
+    this.#o.onPhase?.('flush', true)
     const run = this.#round().finally(() => {
+      this.#o.onPhase?.('flush', false)
       this.#flushing = null
       if (this.#pending.length > 0 && !this.#o.run.dead) {
         this.#timer = setTimeout(this.#onTimer, this.#o.flushMs)

@@ -1,7 +1,7 @@
 // Public surface of the monitor stage: the scheduler, the check store the API
 // routes use, configuration parsing, the schema, and the coded errors.
 export { Monitor } from './scheduler.ts'
-export type { MonitorOptions, MonitorStats, MonitorLogger } from './scheduler.ts'
+export type { MonitorOptions, MonitorStats, MonitorLogger, PhaseHook } from './scheduler.ts'
 export { ManualClock, systemClock } from './clock.ts'
 export type { Clock } from './clock.ts'
 export { MONITOR_MIGRATIONS } from './migrations.ts'

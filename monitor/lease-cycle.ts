@@ -4,9 +4,10 @@
 // Rounds are serialized: a manual step and a timer never interleave.
 import type { Database } from './sql.ts'
 import type { Clock } from './clock.ts'
-import type { MonitorLogger, RunState } from './entry.ts'
+import type { MonitorLogger, PhaseHook, RunState } from './entry.ts'
 import {
   changedChecks, checksById, claimChecks, heldChecks, pruneResults, purgeWorkers, registerWorker, releaseLeases, removeWorker, renewWorker, shareOf,
+  shareSignature,
 } from './leases.ts'
 import type { CheckTable } from './table.ts'
 
@@ -15,6 +16,11 @@ const PRUNE_CHUNK = 5_000
 /** A process whose lease ended this many lease periods ago is forgotten (its row deleted). */
 const WORKER_PURGE_LEASES = 10
 const CHANGES_PAGE = 2_000
+/** The counts behind the fair share are redone at least this often even when nothing seems to have changed. */
+const RECOUNT_EVERY_MS = 60_000
+/** Between statements on the embedded database (it runs on the event loop): let timers and sockets have a turn. */
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+const noYield = async () => undefined
 
 export interface LeaseCycleOptions {
   db: Database
@@ -29,6 +35,7 @@ export interface LeaseCycleOptions {
   maxChecks: number
   /** After each timed round (the monitor dispatches what became due). */
   onRound: () => void
+  onPhase: PhaseHook | undefined
 }
 
 export class LeaseCycle {
@@ -45,6 +52,9 @@ export class LeaseCycle {
   #lastPrune = -Infinity
   #pruning = false
   #share = 0
+  /** The share signature (processes, last change number) when the share was last counted. */
+  #signature = ''
+  #countedAt = -Infinity
 
   constructor(o: LeaseCycleOptions) {
     this.#o = o
@@ -96,19 +106,32 @@ export class LeaseCycle {
 
   /** Serialized: a manual step and a timer never interleave. */
   housekeeping(forceLeases: boolean): Promise<void> {
-    const run = this.#house.catch(() => undefined).then(() => this.#round(forceLeases))
+    const run = this.#house.catch(() => undefined).then(() => this.#timed(forceLeases))
     this.#house = run
     return run
+  }
+
+  async #timed(forceLeases: boolean): Promise<void> {
+    const hook = this.#o.onPhase
+    if (hook === undefined) return this.#round(forceLeases)
+    hook('housekeeping', true)
+    try {
+      await this.#round(forceLeases)
+    } finally {
+      hook('housekeeping', false)
+    }
   }
 
   async #round(forceLeases: boolean): Promise<void> {
     if (this.#o.run.dead) return
     const { db, clock, leaseMs } = this.#o
     const now = clock.now()
-    if (forceLeases || now - this.#lastLeaseCycle >= leaseMs / 3) await this.#leaseCycle(now)
+    if (forceLeases || now - this.#lastLeaseCycle >= leaseMs / 3) await this.#leaseCycle(now, forceLeases)
     else {
-      // New checks are taken within a second, not a lease cycle.
-      await this.#updateShare(now)
+      // New checks are taken within a second, not a lease cycle. Counting every check each
+      // second cost more than all else at 50,000 checks: count only when something changed.
+      const signature = await shareSignature(db, now)
+      if (signature !== this.#signature) await this.#updateShare(now, signature)
       await this.#claim(now)
     }
     await this.#sync(now)
@@ -121,7 +144,7 @@ export class LeaseCycle {
     }
   }
 
-  async #leaseCycle(now: number): Promise<void> {
+  async #leaseCycle(now: number, recount: boolean): Promise<void> {
     const { db, leaseMs, table } = this.#o
     this.#lastLeaseCycle = now
     if (await renewWorker(db, this.#worker, now, now + leaseMs)) {
@@ -137,7 +160,11 @@ export class LeaseCycle {
       await registerWorker(db, this.#worker, now, now + leaseMs)
       this.#leaseUntil = now + leaseMs
     }
-    const mine = await this.#updateShare(now)
+    const signature = await shareSignature(db, now)
+    // Unchanged processes and change number: what this process holds is what it took and kept.
+    const mine = recount || signature !== this.#signature || now - this.#countedAt >= RECOUNT_EVERY_MS
+      ? await this.#updateShare(now, signature)
+      : table.size
     if (mine !== table.size) await this.#reconcile(now)
     const surplus = table.size - this.#share
     if (surplus > Math.max(1, Math.ceil(this.#share * 0.05))) {
@@ -172,9 +199,12 @@ export class LeaseCycle {
   }
 
   /** This process's fair share: the served checks divided by the live monitor processes. Returns how many it holds. */
-  async #updateShare(now: number): Promise<number> {
-    const { workers, total, mine } = await shareOf(this.#o.db, this.#worker, now)
+  async #updateShare(now: number, signature: string): Promise<number> {
+    const db = this.#o.db
+    const { workers, total, mine } = await shareOf(db, this.#worker, now, db.embedded ? yieldTurn : noYield)
     this.#share = Math.min(this.#o.maxChecks, Math.ceil(total / workers))
+    this.#signature = signature
+    this.#countedAt = now
     return mine
   }
 

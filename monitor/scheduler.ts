@@ -11,7 +11,7 @@ import type { Database } from './sql.ts'
 import { systemClock, type Clock } from './clock.ts'
 import type { CredentialPolicy } from './credentials.ts'
 import { Dispatcher } from './dispatch.ts'
-import type { Entry, MonitorLogger, MonitorStats, RunState } from './entry.ts'
+import type { Entry, MonitorLogger, MonitorStats, PhaseHook, RunState } from './entry.ts'
 import { ResultFlusher } from './flush.ts'
 import { DEFAULT_CONCURRENCY, type Kind } from './kinds.ts'
 import { LeaseCycle } from './lease-cycle.ts'
@@ -20,7 +20,7 @@ import { applyObservation } from './state.ts'
 import { CheckTable } from './table.ts'
 import { KeyInstaller, SshTunnels, type RuntimeSecrets } from './tunnel/index.ts'
 
-export type { MonitorLogger, MonitorStats } from './entry.ts'
+export type { MonitorLogger, MonitorStats, PhaseHook } from './entry.ts'
 export { phaseOf, stateOf } from './entry.ts'
 
 export interface MonitorOptions {
@@ -54,6 +54,8 @@ export interface MonitorOptions {
   installEveryMs?: number
   /** Where the ssh client's key directories are made (default: the system temp dir). */
   sshWorkDir?: string
+  /** Told when housekeeping rounds and result writes start and end (diagnostics: bench/monitor times them). */
+  onPhase?: PhaseHook
 }
 
 export class Monitor {
@@ -96,6 +98,7 @@ export class Monitor {
       retentionMs: opts.resultRetentionMs ?? 24 * 3_600_000,
       maxChecks: opts.maxChecks ?? Number.POSITIVE_INFINITY,
       onRound: () => this.#dispatch.dispatch(),
+      onPhase: opts.onPhase,
     })
     this.#flusher = new ResultFlusher({
       db, clock, run, stats, log, table,
@@ -103,6 +106,7 @@ export class Monitor {
       flushMs: opts.flushMs ?? 200,
       flushMax: opts.flushMax ?? 500,
       onDone: () => this.#wake(),
+      onPhase: opts.onPhase,
     })
   }
 
