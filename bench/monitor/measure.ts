@@ -31,6 +31,9 @@ export class PhaseMeter {
   readonly #touched = new Set<string>()
   readonly #blockMax = new Map<string, number>()
   #overallMax = 0
+  /** When the longest stall ended, in seconds since the meter started (or was reset). */
+  #overallAt = 0
+  #t0 = performance.now()
   #last = performance.now()
   readonly #ticker: NodeJS.Timeout
 
@@ -39,7 +42,10 @@ export class PhaseMeter {
       const now = performance.now()
       const stall = now - this.#last - TICK_MS
       this.#last = now
-      if (stall > this.#overallMax) this.#overallMax = stall
+      if (stall > this.#overallMax) {
+        this.#overallMax = stall
+        this.#overallAt = (now - this.#t0) / 1000
+      }
       for (const p of this.#touched) if (stall > (this.#blockMax.get(p) ?? 0)) this.#blockMax.set(p, stall)
       this.#touched.clear()
       for (const p of this.#since.keys()) this.#touched.add(p)
@@ -65,6 +71,7 @@ export class PhaseMeter {
     this.#walls.clear()
     this.#blockMax.clear()
     this.#overallMax = 0
+    this.#t0 = performance.now()
   }
 
   stop(): void {
@@ -74,6 +81,11 @@ export class PhaseMeter {
   /** Longest stall of the event loop, whatever caused it. */
   get overallMaxMs(): number {
     return this.#overallMax
+  }
+
+  /** When that stall ended, seconds after the start (or the reset). */
+  get overallMaxAtS(): number {
+    return this.#overallAt
   }
 
   figures(phase: string): PhaseFigures {

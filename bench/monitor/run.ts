@@ -46,7 +46,8 @@ interface Figures {
   flush: PhaseFigures
   loopMaxMs: number
   peakRssMiB: string
-  raw: { probes: number; up: number; wallS: number; cpuPct: number; loopMaxMs: number }
+  loopMaxAtS: number
+  raw: { probes: number; up: number; wallS: number; cpuPct: number; loopMaxMs: number; loopMaxAtS: number }
 }
 
 // ---- targets in a child process (their CPU is not the monitor's) ----
@@ -82,7 +83,7 @@ async function measureMonitor(b: BenchDb, made: Record<keyof Mix, number>): Prom
     byStatus: s1.byStatus, flushes: s1.flushes - s0.flushes,
     cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
     serverCpuPct: serverS === null ? null : (serverS / wallS) * 100,
-    lateness, house: meter.figures('housekeeping'), flush: meter.figures('flush'), loopMaxMs: meter.overallMaxMs, peakRssMiB: mib(peak),
+    lateness, house: meter.figures('housekeeping'), flush: meter.figures('flush'), loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, peakRssMiB: mib(peak),
   }
   meter.stop()
   await monitor.stop()
@@ -129,7 +130,7 @@ async function measureRaw(b: BenchDb): Promise<Figures['raw']> {
   const wallS = (performance.now() - t0) / 1000
   const cpu = process.cpuUsage(cpu0)
   meter.stop()
-  return { probes: started, up, wallS, cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100, loopMaxMs: meter.overallMaxMs }
+  return { probes: started, up, wallS, cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100, loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS }
 }
 
 const all: Figures[] = []
@@ -155,10 +156,10 @@ monitor: ${CHECKS} checks, ${INTERVAL_S} s interval, ${fig.db}; measured ${f(fig
   lateness ms            p50 ${f(fig.lateness.p50)}  p99 ${f(fig.lateness.p99)}  max ${f(fig.lateness.max)}  (n=${fig.lateness.count})
   housekeeping           ${ph(fig.house)}
   result writes          ${ph(fig.flush)}
-  event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause)
+  event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause), ending ${f(fig.loopMaxAtS)} s into the measurement
   peak RSS               ${fig.peakRssMiB} MiB
 raw baseline (same runners and targets started at ${f(CHECKS / INTERVAL_S)}/s for ${RAW_S} s; no scheduler, state or writes)
-  ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core; longest stall ${f(fig.raw.loopMaxMs)} ms
+  ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core; longest stall ${f(fig.raw.loopMaxMs)} ms, ending ${f(fig.raw.loopMaxAtS)} s in
   ratio monitor / raw CPU ${f(fig.cpuPct / fig.raw.cpuPct, 2)}x; the monitor adds ${f(fig.cpuPct - fig.raw.cpuPct)} points of one core
 `)
 }
