@@ -12,15 +12,25 @@ export interface PhaseFigures {
   /** Wall time of one round, start to end (includes waiting for the database). */
   wallMaxMs: number
   wallP99Ms: number
-  /** Longest event-loop stall that overlapped a round (an upper bound of the block the round caused). */
+  /** Longest event-loop stall (wall time) that overlapped a round: includes time the process waited for a core. */
   blockMaxMs: number
+  /** Most main-thread CPU time between two event-loop turns that overlapped a round: the block itself, however busy the machine. */
+  blockCpuMaxMs: number
 }
 
 const TICK_MS = 10
 
+function threadCpuMs(): number {
+  const u = process.threadCpuUsage()
+  return (u.user + u.system) / 1000
+}
+
 /**
  * Times each phase, and finds event-loop stalls with a 10 ms ticker: a tick late by more than
  * its period is a stall, charged to every phase that was in progress at any time during it.
+ * On a machine with more runnable threads than cores a stall also holds the time this process
+ * waited for a core, so each tick also reads the main thread's CPU time: the CPU spent between
+ * two ticks is the block our own code caused, as it would be on an idle core.
  * (perf_hooks' monitorEventLoopDelay cannot be switched on per phase: re-enabled, its first
  * sample spans the time it was off, and a block right at the start is missed.)
  */
@@ -30,6 +40,9 @@ export class PhaseMeter {
   /** Phases in progress at some time since the last tick. */
   readonly #touched = new Set<string>()
   readonly #blockMax = new Map<string, number>()
+  readonly #blockCpuMax = new Map<string, number>()
+  #overallCpuMax = 0
+  #lastCpu = 0
   #overallMax = 0
   /** When the longest stall ended, in seconds since the meter started (or was reset). */
   #overallAt = 0
@@ -38,10 +51,16 @@ export class PhaseMeter {
   readonly #ticker: NodeJS.Timeout
 
   constructor() {
+    this.#lastCpu = threadCpuMs()
     this.#ticker = setInterval(() => {
       const now = performance.now()
       const stall = now - this.#last - TICK_MS
       this.#last = now
+      const cpuNow = threadCpuMs()
+      const cpu = cpuNow - this.#lastCpu
+      this.#lastCpu = cpuNow
+      if (cpu > this.#overallCpuMax) this.#overallCpuMax = cpu
+      for (const p of this.#touched) if (cpu > (this.#blockCpuMax.get(p) ?? 0)) this.#blockCpuMax.set(p, cpu)
       if (stall > this.#overallMax) {
         this.#overallMax = stall
         this.#overallAt = (now - this.#t0) / 1000
@@ -70,7 +89,9 @@ export class PhaseMeter {
   reset(): void {
     this.#walls.clear()
     this.#blockMax.clear()
+    this.#blockCpuMax.clear()
     this.#overallMax = 0
+    this.#overallCpuMax = 0
     this.#t0 = performance.now()
   }
 
@@ -81,6 +102,11 @@ export class PhaseMeter {
   /** Longest stall of the event loop, whatever caused it. */
   get overallMaxMs(): number {
     return this.#overallMax
+  }
+
+  /** Most main-thread CPU between two event-loop turns, whatever caused it. */
+  get overallCpuMaxMs(): number {
+    return this.#overallCpuMax
   }
 
   /** When that stall ended, seconds after the start (or the reset). */
@@ -95,6 +121,7 @@ export class PhaseMeter {
       wallMaxMs: w.at(-1) ?? 0,
       wallP99Ms: w[Math.max(0, Math.ceil(0.99 * w.length) - 1)] ?? 0,
       blockMaxMs: this.#blockMax.get(phase) ?? 0,
+      blockCpuMaxMs: this.#blockCpuMax.get(phase) ?? 0,
     }
   }
 }

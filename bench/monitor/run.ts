@@ -47,7 +47,8 @@ interface Figures {
   loopMaxMs: number
   peakRssMiB: string
   loopMaxAtS: number
-  raw: { probes: number; up: number; wallS: number; cpuPct: number; loopMaxMs: number; loopMaxAtS: number }
+  loopCpuMaxMs: number
+  raw: { probes: number; up: number; wallS: number; cpuPct: number; loopMaxMs: number; loopMaxAtS: number; loopCpuMaxMs: number }
 }
 
 // ---- targets in a child process (their CPU is not the monitor's) ----
@@ -83,7 +84,7 @@ async function measureMonitor(b: BenchDb, made: Record<keyof Mix, number>): Prom
     byStatus: s1.byStatus, flushes: s1.flushes - s0.flushes,
     cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
     serverCpuPct: serverS === null ? null : (serverS / wallS) * 100,
-    lateness, house: meter.figures('housekeeping'), flush: meter.figures('flush'), loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, peakRssMiB: mib(peak),
+    lateness, house: meter.figures('housekeeping'), flush: meter.figures('flush'), loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, loopCpuMaxMs: meter.overallCpuMaxMs, peakRssMiB: mib(peak),
   }
   meter.stop()
   await monitor.stop()
@@ -130,7 +131,7 @@ async function measureRaw(b: BenchDb): Promise<Figures['raw']> {
   const wallS = (performance.now() - t0) / 1000
   const cpu = process.cpuUsage(cpu0)
   meter.stop()
-  return { probes: started, up, wallS, cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100, loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS }
+  return { probes: started, up, wallS, cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100, loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, loopCpuMaxMs: meter.overallCpuMaxMs }
 }
 
 const all: Figures[] = []
@@ -147,7 +148,7 @@ for (const kind of DBS) {
     await b.close()
   }
   all.push(fig)
-  const ph = (p: PhaseFigures) => `${p.count} rounds, wall p99 ${f(p.wallP99Ms)} / max ${f(p.wallMaxMs)} ms, longest event-loop stall during one ${f(p.blockMaxMs)} ms`
+  const ph = (p: PhaseFigures) => `${p.count} rounds, wall p99 ${f(p.wallP99Ms)} / max ${f(p.wallMaxMs)} ms; during one: longest event-loop stall ${f(p.blockMaxMs)} ms, most main-thread CPU between two turns ${f(p.blockCpuMaxMs)} ms`
   console.log(`
 monitor: ${CHECKS} checks, ${INTERVAL_S} s interval, ${fig.db}; measured ${f(fig.wallS)} s; load average ${loadavg().map((x) => f(x)).join(' ')}
   probes run             ${fig.probes} (${f(fig.probes / fig.wallS)} checks/s; due ${f(CHECKS / INTERVAL_S)})
@@ -156,17 +157,17 @@ monitor: ${CHECKS} checks, ${INTERVAL_S} s interval, ${fig.db}; measured ${f(fig
   lateness ms            p50 ${f(fig.lateness.p50)}  p99 ${f(fig.lateness.p99)}  max ${f(fig.lateness.max)}  (n=${fig.lateness.count})
   housekeeping           ${ph(fig.house)}
   result writes          ${ph(fig.flush)}
-  event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause), ending ${f(fig.loopMaxAtS)} s into the measurement
+  event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause), ending ${f(fig.loopMaxAtS)} s into the measurement; most main-thread CPU between two turns ${f(fig.loopCpuMaxMs)} ms
   peak RSS               ${fig.peakRssMiB} MiB
 raw baseline (same runners and targets started at ${f(CHECKS / INTERVAL_S)}/s for ${RAW_S} s; no scheduler, state or writes)
-  ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core; longest stall ${f(fig.raw.loopMaxMs)} ms, ending ${f(fig.raw.loopMaxAtS)} s in
+  ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core; longest stall ${f(fig.raw.loopMaxMs)} ms, ending ${f(fig.raw.loopMaxAtS)} s in; most main-thread CPU between two turns ${f(fig.raw.loopCpuMaxMs)} ms
   ratio monitor / raw CPU ${f(fig.cpuPct / fig.raw.cpuPct, 2)}x; the monitor adds ${f(fig.cpuPct - fig.raw.cpuPct)} points of one core
 `)
 }
 child.kill('SIGTERM')
 
 console.log('summary (one line per database; CPU in % of one core)')
-console.log('db | checks | checks/s | CPU % | raw CPU % | ratio | lateness p50/p99 ms | housekeeping stall max ms | write stall max ms | PG server CPU %')
+console.log('db | checks | checks/s | CPU % | raw CPU % | ratio | lateness p50/p99 ms | housekeeping: stall / CPU block max ms | writes: stall / CPU block max ms | PG server CPU %')
 for (const x of all) {
-  console.log(`${x.db} | ${CHECKS} | ${f(x.probes / x.wallS)} | ${f(x.cpuPct)} | ${f(x.raw.cpuPct)} | ${f(x.cpuPct / x.raw.cpuPct, 2)} | ${f(x.lateness.p50)}/${f(x.lateness.p99)} | ${f(x.house.blockMaxMs)} | ${f(x.flush.blockMaxMs)} | ${x.serverCpuPct === null ? '-' : f(x.serverCpuPct)}`)
+  console.log(`${x.db} | ${CHECKS} | ${f(x.probes / x.wallS)} | ${f(x.cpuPct)} | ${f(x.raw.cpuPct)} | ${f(x.cpuPct / x.raw.cpuPct, 2)} | ${f(x.lateness.p50)}/${f(x.lateness.p99)} | ${f(x.house.blockMaxMs)} / ${f(x.house.blockCpuMaxMs)} | ${f(x.flush.blockMaxMs)} / ${f(x.flush.blockCpuMaxMs)} | ${x.serverCpuPct === null ? '-' : f(x.serverCpuPct)}`)
 }
