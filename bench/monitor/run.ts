@@ -116,10 +116,14 @@ async function measureRaw(b: BenchDb): Promise<Figures['raw']> {
         const kind = kindOf(started, MIX)
         inflight++
         ctx.now = Date.now()
+        const end = () => {
+          if (--inflight === 0 && done) resolve()
+        }
+        // A runner that throws counts as not up (the scheduler turns it into an unknown observation).
         void runners[kind as Kind].run(target(kind, started), ctx).then((o) => {
           if (o.status === 'up') up++
-          if (--inflight === 0 && done) resolve()
-        })
+          end()
+        }, end)
       }
       if (elapsedS >= RAW_S) {
         clearInterval(tick)
