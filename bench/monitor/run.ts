@@ -54,6 +54,7 @@ interface Figures {
 // ---- targets in a child process (their CPU is not the monitor's) ----
 const child = spawn(process.execPath, [join(import.meta.dirname, 'targets.ts')], { stdio: ['ignore', 'pipe', 'inherit'] })
 process.on('exit', () => child.kill('SIGTERM'))
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(1))
 const targets = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))) as Targets
 const cfg = configs(targets, INTERVAL_S)
 
@@ -138,6 +139,11 @@ async function measureRaw(b: BenchDb): Promise<Figures['raw']> {
   return { probes: started, up, wallS, cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100, loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, loopCpuMaxMs: meter.overallCpuMaxMs }
 }
 
+/** A starved process runs fewer probes than are due: CPU per check run, and what that makes at the due rate, stay comparable. */
+const cpuPerCheckMs = (x: Figures) => ((x.cpuPct / 100) * x.wallS * 1000) / Math.max(1, x.probes)
+const atDueRate = (x: Figures) => (cpuPerCheckMs(x) / 1000) * (CHECKS / INTERVAL_S) * 100
+const rawPerProbeMs = (x: Figures) => ((x.raw.cpuPct / 100) * x.raw.wallS * 1000) / Math.max(1, x.raw.probes)
+
 const all: Figures[] = []
 for (const kind of DBS) {
   const b = await openBenchDb(kind)
@@ -157,21 +163,21 @@ for (const kind of DBS) {
 monitor: ${CHECKS} checks, ${INTERVAL_S} s interval, ${fig.db}; measured ${f(fig.wallS)} s; load average ${loadavg().map((x) => f(x)).join(' ')}
   probes run             ${fig.probes} (${f(fig.probes / fig.wallS)} checks/s; due ${f(CHECKS / INTERVAL_S)})
   results written        ${fig.results} (${fig.rejected} rejected, ${fig.skippedBusy} skipped while busy) in ${fig.flushes} batches; outcomes ${JSON.stringify(fig.byStatus)}
-  CPU                    ${f(fig.cpuPct)}% of one core${fig.serverCpuPct === null ? ' (PGlite included)' : `; PostgreSQL server ${f(fig.serverCpuPct)}% of one core besides`}
+  CPU                    ${f(fig.cpuPct)}% of one core; ${f(cpuPerCheckMs(fig), 3)} ms per check run -> ${f(atDueRate(fig))}% of one core at ${f(CHECKS / INTERVAL_S)} checks/s${fig.serverCpuPct === null ? ' (PGlite included)' : `; PostgreSQL server ${f(fig.serverCpuPct)}% of one core besides`}
   lateness ms            p50 ${f(fig.lateness.p50)}  p99 ${f(fig.lateness.p99)}  max ${f(fig.lateness.max)}  (n=${fig.lateness.count})
   housekeeping           ${ph(fig.house)}
   result writes          ${ph(fig.flush)}
   event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause), ending ${f(fig.loopMaxAtS)} s into the measurement; most main-thread CPU between two turns ${f(fig.loopCpuMaxMs)} ms
   peak RSS               ${fig.peakRssMiB} MiB
 raw baseline (same runners and targets started at ${f(CHECKS / INTERVAL_S)}/s for ${RAW_S} s; no scheduler, state or writes)
-  ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core; longest stall ${f(fig.raw.loopMaxMs)} ms, ending ${f(fig.raw.loopMaxAtS)} s in; most main-thread CPU between two turns ${f(fig.raw.loopCpuMaxMs)} ms
-  ratio monitor / raw CPU ${f(fig.cpuPct / fig.raw.cpuPct, 2)}x; the monitor adds ${f(fig.cpuPct - fig.raw.cpuPct)} points of one core
+  ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core, ${f(rawPerProbeMs(fig), 3)} ms per probe; longest stall ${f(fig.raw.loopMaxMs)} ms, ending ${f(fig.raw.loopMaxAtS)} s in; most main-thread CPU between two turns ${f(fig.raw.loopCpuMaxMs)} ms
+  ratio monitor / raw CPU per check ${f(cpuPerCheckMs(fig) / rawPerProbeMs(fig), 2)}x; the monitor adds ${f(cpuPerCheckMs(fig) - rawPerProbeMs(fig), 3)} ms per check
 `)
 }
 child.kill('SIGTERM')
 
 console.log('summary (one line per database; CPU in % of one core)')
-console.log('db | checks | checks/s | CPU % | raw CPU % | ratio | lateness p50/p99 ms | housekeeping: stall / CPU block max ms | writes: stall / CPU block max ms | PG server CPU %')
+console.log('db | checks | checks/s run | CPU % | ms CPU per check | at due rate % | raw ms per probe | ratio | lateness p50/p99 ms | housekeeping: stall / CPU block max ms | writes: stall / CPU block max ms | PG server CPU %')
 for (const x of all) {
-  console.log(`${x.db} | ${CHECKS} | ${f(x.probes / x.wallS)} | ${f(x.cpuPct)} | ${f(x.raw.cpuPct)} | ${f(x.cpuPct / x.raw.cpuPct, 2)} | ${f(x.lateness.p50)}/${f(x.lateness.p99)} | ${f(x.house.blockMaxMs)} / ${f(x.house.blockCpuMaxMs)} | ${f(x.flush.blockMaxMs)} / ${f(x.flush.blockCpuMaxMs)} | ${x.serverCpuPct === null ? '-' : f(x.serverCpuPct)}`)
+  console.log(`${x.db} | ${CHECKS} | ${f(x.probes / x.wallS)} | ${f(x.cpuPct)} | ${f(cpuPerCheckMs(x), 3)} | ${f(atDueRate(x))} | ${f(rawPerProbeMs(x), 3)} | ${f(cpuPerCheckMs(x) / rawPerProbeMs(x), 2)} | ${f(x.lateness.p50)}/${f(x.lateness.p99)} | ${f(x.house.blockMaxMs)} / ${f(x.house.blockCpuMaxMs)} | ${f(x.flush.blockMaxMs)} / ${f(x.flush.blockCpuMaxMs)} | ${x.serverCpuPct === null ? '-' : f(x.serverCpuPct)}`)
 }
