@@ -4,6 +4,7 @@
 // profile of the measured window only.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
+import { PerformanceObserver } from 'node:perf_hooks'
 import type { PhaseHook } from '../../monitor/index.ts'
 import { clockTicks, processCpuSeconds } from '../lib/procstat.ts'
 
@@ -43,6 +44,11 @@ export class PhaseMeter {
   readonly #blockCpuMax = new Map<string, number>()
   #overallCpuMax = 0
   #lastCpu = 0
+  /** Longest garbage-collection pause (V8 pauses the event loop for it): tells a stall our code caused from one the collector did. */
+  #gcMax = 0
+  readonly #gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.duration > this.#gcMax) this.#gcMax = e.duration
+  })
   #overallMax = 0
   /** When the longest stall ended, in seconds since the meter started (or was reset). */
   #overallAt = 0
@@ -52,6 +58,7 @@ export class PhaseMeter {
 
   constructor() {
     this.#lastCpu = threadCpuMs()
+    this.#gc.observe({ entryTypes: ['gc'] })
     this.#ticker = setInterval(() => {
       const now = performance.now()
       const stall = now - this.#last - TICK_MS
@@ -92,16 +99,22 @@ export class PhaseMeter {
     this.#blockCpuMax.clear()
     this.#overallMax = 0
     this.#overallCpuMax = 0
+    this.#gcMax = 0
     this.#t0 = performance.now()
   }
 
   stop(): void {
+    this.#gc.disconnect()
     clearInterval(this.#ticker)
   }
 
   /** Longest stall of the event loop, whatever caused it. */
   get overallMaxMs(): number {
     return this.#overallMax
+  }
+
+  get gcMaxMs(): number {
+    return this.#gcMax
   }
 
   /** Most main-thread CPU between two event-loop turns, whatever caused it. */

@@ -48,6 +48,7 @@ interface Figures {
   peakRssMiB: string
   loopMaxAtS: number
   loopCpuMaxMs: number
+  gcMaxMs: number
   raw: { probes: number; up: number; wallS: number; cpuPct: number; loopMaxMs: number; loopMaxAtS: number; loopCpuMaxMs: number }
 }
 
@@ -85,7 +86,7 @@ async function measureMonitor(b: BenchDb, made: Record<keyof Mix, number>): Prom
     byStatus: s1.byStatus, flushes: s1.flushes - s0.flushes,
     cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
     serverCpuPct: serverS === null ? null : (serverS / wallS) * 100,
-    lateness, house: meter.figures('housekeeping'), flush: meter.figures('flush'), loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, loopCpuMaxMs: meter.overallCpuMaxMs, peakRssMiB: mib(peak),
+    lateness, house: meter.figures('housekeeping'), flush: meter.figures('flush'), loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, loopCpuMaxMs: meter.overallCpuMaxMs, gcMaxMs: meter.gcMaxMs, peakRssMiB: mib(peak),
   }
   meter.stop()
   await monitor.stop()
@@ -167,7 +168,7 @@ monitor: ${CHECKS} checks, ${INTERVAL_S} s interval, ${fig.db}; measured ${f(fig
   lateness ms            p50 ${f(fig.lateness.p50)}  p99 ${f(fig.lateness.p99)}  max ${f(fig.lateness.max)}  (n=${fig.lateness.count})
   housekeeping           ${ph(fig.house)}
   result writes          ${ph(fig.flush)}
-  event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause), ending ${f(fig.loopMaxAtS)} s into the measurement; most main-thread CPU between two turns ${f(fig.loopCpuMaxMs)} ms
+  event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause), ending ${f(fig.loopMaxAtS)} s into the measurement; most main-thread CPU between two turns ${f(fig.loopCpuMaxMs)} ms; longest GC pause ${f(fig.gcMaxMs)} ms
   peak RSS               ${fig.peakRssMiB} MiB
 raw baseline (same runners and targets started at ${f(CHECKS / INTERVAL_S)}/s for ${RAW_S} s; no scheduler, state or writes)
   ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core, ${f(rawPerProbeMs(fig), 3)} ms per probe; longest stall ${f(fig.raw.loopMaxMs)} ms, ending ${f(fig.raw.loopMaxAtS)} s in; most main-thread CPU between two turns ${f(fig.raw.loopCpuMaxMs)} ms
