@@ -16,6 +16,9 @@ const PRUNE_CHUNK = 5_000
 /** A process whose lease ended this many lease periods ago is forgotten (its row deleted). */
 const WORKER_PURGE_LEASES = 10
 const CHANGES_PAGE = 2_000
+/** Most checks claimed per round (a process starting beside 50,000 free checks takes them over ten rounds). */
+const CLAIM_MAX = 5_000
+const CLAIM_PAGE_EMBEDDED = 500
 /** The counts behind the fair share are redone at least this often even when nothing seems to have changed. */
 const RECOUNT_EVERY_MS = 60_000
 /** Between statements on the embedded database (it runs on the event loop): let timers and sockets have a turn. */
@@ -209,10 +212,18 @@ export class LeaseCycle {
   }
 
   async #claim(now: number): Promise<void> {
-    const room = this.#share - this.#o.table.size
-    if (room <= 0) return
-    const rows = await claimChecks(this.#o.db, this.#worker, now, Math.min(room, 5_000))
-    for (const row of rows) this.#o.table.adopt(row, now)
+    const { db, table } = this.#o
+    const want = Math.min(this.#share - table.size, CLAIM_MAX)
+    // On the embedded database a claim of thousands of rows is one long statement on the event loop: take them in pages.
+    const page = db.embedded ? CLAIM_PAGE_EMBEDDED : CLAIM_MAX
+    for (let got = 0; got < want;) {
+      if (got > 0) await yieldTurn()
+      const ask = Math.min(page, want - got)
+      const rows = await claimChecks(db, this.#worker, now, ask)
+      for (const row of rows) table.adopt(row, now)
+      got += rows.length
+      if (rows.length < ask) break
+    }
   }
 
   async #sync(now: number): Promise<void> {
