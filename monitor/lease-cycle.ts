@@ -13,6 +13,7 @@ import type { CheckTable } from './table.ts'
 
 const PRUNE_EVERY_MS = 10 * 60_000
 const PRUNE_CHUNK = 5_000
+const PRUNE_PAGE_EMBEDDED = 500
 /** A process whose lease ended this many lease periods ago is forgotten (its row deleted). */
 const WORKER_PURGE_LEASES = 10
 const CHANGES_PAGE = 2_000
@@ -143,8 +144,21 @@ export class LeaseCycle {
       // Kept a while after expiry so a dead process's name still explains its checks' lease_owner.
       await purgeWorkers(db, now - WORKER_PURGE_LEASES * leaseMs)
       // A chunk per round until the backlog is gone.
-      this.#pruning = (await pruneResults(db, now - this.#o.retentionMs, PRUNE_CHUNK)) === PRUNE_CHUNK
+      this.#pruning = await this.#prune(now - this.#o.retentionMs)
     }
+  }
+
+  /** Deletes up to PRUNE_CHUNK old results (in pages on the embedded database); true when more are left. */
+  async #prune(before: number): Promise<boolean> {
+    const db = this.#o.db
+    const page = db.embedded ? PRUNE_PAGE_EMBEDDED : PRUNE_CHUNK
+    for (let done = 0; done < PRUNE_CHUNK;) {
+      if (done > 0) await yieldTurn()
+      const n = await pruneResults(db, before, page)
+      done += n
+      if (n < page) return false
+    }
+    return true
   }
 
   async #leaseCycle(now: number, recount: boolean): Promise<void> {
