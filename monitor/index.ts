@@ -1,7 +1,7 @@
 // Public surface of the monitor stage: the scheduler, the check store the API
 // routes use, configuration parsing, the schema, and the coded errors.
 export { Monitor } from './scheduler.ts'
-export type { MonitorOptions } from './scheduler.ts'
+export type { MonitorOptions, PhaseHook } from './scheduler.ts'
 export { ManualClock, systemClock } from './clock.ts'
 export type { Clock } from './clock.ts'
 export { MONITOR_MIGRATIONS } from './migrations.ts'
@@ -27,6 +27,7 @@ export { TcpRunner } from './probes/tcp.ts'
 export { IcmpRunner } from './probes/icmp.ts'
 export { DatabaseRunner } from './probes/database.ts'
 export type { Outcome, ProbeTarget, ProbeContext, Runner } from './probes/index.ts'
+export { createRunners } from './probes/index.ts'
 export { SshTunnels, fingerprintOf, sshCommand } from './tunnel/index.ts'
 export type { RuntimeSecrets, SshEndpoint, SyncStatus, SshCommand } from './tunnel/index.ts'
 export { CheckNotFoundError, IdTakenError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS } from './errors.ts'

@@ -37,15 +37,31 @@ export async function purgeWorkers(db: Sql, before: number): Promise<number> {
   return r.rowCount
 }
 
-/** Live processes, the checks they share, and how many this worker holds. */
-export async function shareOf(db: Sql, worker: string, now: number): Promise<{ workers: number; total: number; mine: number }> {
-  const r = await db.query<{ workers: number; total: number; mine: number }>(
-    `SELECT (SELECT count(*)::int FROM monitor_workers WHERE lease_until > $1) AS workers,
-            (SELECT count(*)::int FROM monitor_checks WHERE location = ANY($2::text[])) AS total,
-            (SELECT count(*)::int FROM monitor_checks WHERE lease_owner = $3) AS mine`,
-    [iso(now), SERVED_LOCATIONS, worker])
-  const row = r.rows[0] ?? { workers: 1, total: 0, mine: 0 }
-  return { workers: Math.max(1, row.workers), total: row.total, mine: row.mine }
+/**
+ * What the fair share depends on, in one cheap read: the live processes and the last change
+ * number handed out (every create, edit and action takes one). While both stay the same no check
+ * was added, moved or freed by a process that died or left, so the counts below need not be redone.
+ */
+export async function shareSignature(db: Sql, now: number): Promise<string> {
+  const r = await db.query<{ sig: string }>(
+    `SELECT (SELECT last_value::text || ':' || is_called::text FROM monitor_change_seq) || '/' ||
+            COALESCE((SELECT string_agg(id, ',' ORDER BY id) FROM monitor_workers WHERE lease_until > $1), '') AS sig`,
+    [iso(now)])
+  return r.rows[0]?.sig ?? ''
+}
+
+/**
+ * Live processes, the checks they share, and how many this worker holds. Three statements, not
+ * one: on the embedded database each runs on the event loop, and the two counts over every check
+ * are each as long as the event loop should ever wait; `between` runs between them (a yield).
+ */
+export async function shareOf(db: Sql, worker: string, now: number, between: () => Promise<void> = async () => undefined): Promise<{ workers: number; total: number; mine: number }> {
+  const w = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_workers WHERE lease_until > $1', [iso(now)])
+  await between()
+  const t = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_checks WHERE location = ANY($1::text[])', [SERVED_LOCATIONS])
+  await between()
+  const m = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_checks WHERE lease_owner = $1', [worker])
+  return { workers: Math.max(1, w.rows[0]?.n ?? 1), total: t.rows[0]?.n ?? 0, mine: m.rows[0]?.n ?? 0 }
 }
 
 export async function claimChecks(db: Sql, worker: string, now: number, limit: number): Promise<CheckRow[]> {

@@ -51,40 +51,60 @@ export interface OutboxPayload {
 
 const iso = (n: number) => new Date(n).toISOString()
 
+/**
+ * Most observations per statement. The embedded database runs each statement on the event loop:
+ * a few hundred rows in one would hold up every probe for well over 50 ms, so a batch is written
+ * as several statements in its one transaction, with a turn for timers and sockets between them.
+ */
+export const WRITE_CHUNK = 100
+const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 export async function writeResults(db: Database, worker: string, now: number, batch: readonly PendingResult[]): Promise<Set<PendingResult>> {
   return db.transaction(async (tx) => {
-    const rows = batch.map((p) => ({
-      id: p.check.id, revision: p.revision, epoch: p.epoch,
-      health: p.next.health, health_since: iso(p.next.healthSince), candidate: p.next.candidate, streak: p.next.streak,
-      status: p.outcome.status, code: p.outcome.code, reason: p.outcome.reason, latency: p.outcome.latencyMs,
-      details: p.outcome.details, observed_at: iso(p.observedAt),
-      incident: p.next.openIncidentId, notified: p.next.incidentNotified,
-    }))
-    // One statement: the fenced state update, and a result row for each update that landed.
-    const r = await tx.query<{ id: string; revision: number; epoch: number }>(
-      `WITH v AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, revision integer, epoch integer, health text, health_since timestamptz,
-           candidate text, streak integer, status text, code text, reason text, latency double precision, details jsonb,
-           observed_at timestamptz, incident uuid, notified boolean)),
-       up AS (
-         UPDATE monitor_checks c SET health = v.health, health_since = v.health_since, candidate = v.candidate, streak = v.streak,
-           last_status = v.status, last_code = v.code, last_reason = v.reason, last_latency_ms = v.latency, last_details = v.details,
-           last_observed_at = v.observed_at, open_incident_id = v.incident, incident_notified = v.notified
-         FROM v
-         WHERE c.id = v.id AND c.revision = v.revision AND c.lease_epoch = v.epoch AND c.lease_owner = $2
-           AND EXISTS (SELECT 1 FROM monitor_workers w WHERE w.id = $2 AND w.lease_until > $3)
-         RETURNING c.id, c.revision, c.lease_epoch AS epoch),
-       res AS (
-         INSERT INTO monitor_results (check_id, observed_at, revision, status, code, reason, latency_ms, details, worker)
-         SELECT v.id, v.observed_at, v.revision, v.status, v.code, v.reason, v.latency, v.details, $2
-         FROM v JOIN up ON up.id = v.id AND up.revision = v.revision AND up.epoch = v.epoch)
-       SELECT id, revision, epoch FROM up`,
-      [JSON.stringify(rows), worker, iso(now)])
-    const ok = new Set(r.rows.map((x) => `${x.id}/${x.revision}/${x.epoch}`))
+    const ok = new Set<string>()
+    for (let i = 0; i < batch.length; i += WRITE_CHUNK) {
+      if (i > 0 && db.embedded) await yieldTurn()
+      for (const k of await writeChunk(tx, worker, now, batch.slice(i, i + WRITE_CHUNK))) ok.add(k)
+    }
     const accepted = new Set(batch.filter((p) => ok.has(`${p.check.id}/${p.revision}/${p.epoch}`)))
-    if (accepted.size > 0) await insertEffects(tx, accepted)
+    if (accepted.size > 0) {
+      if (db.embedded) await yieldTurn()
+      await insertEffects(tx, accepted)
+    }
     return accepted
   })
+}
+
+/** The fenced state update and result rows of some observations; returns id/revision/epoch of those that landed. */
+async function writeChunk(tx: Sql, worker: string, now: number, batch: readonly PendingResult[]): Promise<string[]> {
+  const rows = batch.map((p) => ({
+    id: p.check.id, revision: p.revision, epoch: p.epoch,
+    health: p.next.health, health_since: iso(p.next.healthSince), candidate: p.next.candidate, streak: p.next.streak,
+    status: p.outcome.status, code: p.outcome.code, reason: p.outcome.reason, latency: p.outcome.latencyMs,
+    details: p.outcome.details, observed_at: iso(p.observedAt),
+    incident: p.next.openIncidentId, notified: p.next.incidentNotified,
+  }))
+  // One statement: the fenced state update, and a result row for each update that landed.
+  const r = await tx.query<{ id: string; revision: number; epoch: number }>(
+    `WITH v AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, revision integer, epoch integer, health text, health_since timestamptz,
+         candidate text, streak integer, status text, code text, reason text, latency double precision, details jsonb,
+         observed_at timestamptz, incident uuid, notified boolean)),
+     up AS (
+       UPDATE monitor_checks c SET health = v.health, health_since = v.health_since, candidate = v.candidate, streak = v.streak,
+         last_status = v.status, last_code = v.code, last_reason = v.reason, last_latency_ms = v.latency, last_details = v.details,
+         last_observed_at = v.observed_at, open_incident_id = v.incident, incident_notified = v.notified
+       FROM v
+       WHERE c.id = v.id AND c.revision = v.revision AND c.lease_epoch = v.epoch AND c.lease_owner = $2
+         AND EXISTS (SELECT 1 FROM monitor_workers w WHERE w.id = $2 AND w.lease_until > $3)
+       RETURNING c.id, c.revision, c.lease_epoch AS epoch),
+     res AS (
+       INSERT INTO monitor_results (check_id, observed_at, revision, status, code, reason, latency_ms, details, worker)
+       SELECT v.id, v.observed_at, v.revision, v.status, v.code, v.reason, v.latency, v.details, $2
+       FROM v JOIN up ON up.id = v.id AND up.revision = v.revision AND up.epoch = v.epoch)
+     SELECT id, revision, epoch FROM up`,
+    [JSON.stringify(rows), worker, iso(now)])
+  return r.rows.map((x) => `${x.id}/${x.revision}/${x.epoch}`)
 }
 
 function transitionReason(p: PendingResult): string {

@@ -1,191 +1,186 @@
-// Monitoring at scale: BENCH_CHECKS checks (https and tcp against local
-// targets in a separate process) on one Monitor with the embedded PostgreSQL
-// (PGlite), at a compressed interval. Reports sustained checks/s, schedule
-// lateness, CPU per 1000 checks (extrapolated to 10,000 checks at 120 s), RSS,
-// and the same probes run raw (no scheduler, no state, no database) as the baseline.
+// Monitoring at scale: BENCH_CHECKS checks (a mix of https, tcp and heartbeat;
+// the network targets in a separate process) on one Monitor, on PGlite and on
+// a PostgreSQL server, at the real 120 s interval. Reports checks/s, CPU of
+// one core, schedule lateness, how long housekeeping (lease renewal, claims,
+// changes) and result writes hold up the event loop, and, in the same run, the
+// raw baseline: the same probes started at the same rate with no scheduler,
+// no state machine and no writes.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { PG_MIGRATIONS } from '../../api/index.ts'
-import { createWorkspace, registerResource } from '../../workspace/index.ts'
-import { migrate, openPglite, openPostgres } from '../../core/index.ts'
-import { HttpsRunner, Monitor, TcpRunner, createCheck, parseConfig, type ProbeTarget, type Runner } from '../../monitor/index.ts'
-import { mib, rssSampler, summarize } from '../lib/stats.ts'
-import { processCpuSeconds } from '../lib/procstat.ts'
-import { startPostgresServer, type TestDatabase } from '../../test/helpers/servers.ts'
+import { createRunners, Monitor, type Kind, type ProbeTarget } from '../../monitor/index.ts'
+import { mib, rssSampler, summarize, type Summary } from '../lib/stats.ts'
+import { PhaseMeter, profile, treeCpu, type PhaseFigures } from './measure.ts'
+import { configs, createChecks, kindOf, openBenchDb, type BenchDb, type DbKind, type Mix, type Targets } from './setup.ts'
 
 const env = (name: string, dflt: number) => (process.env[name] === undefined ? dflt : Number(process.env[name]))
-const CHECKS = env('BENCH_CHECKS', 10_000)
-const INTERVAL_S = env('BENCH_INTERVAL_S', 24)
-const HTTPS_SHARE = env('BENCH_HTTPS_SHARE', 0.5)
-const WARMUP = env('BENCH_WARMUP_INTERVALS', 1)
-const MEASURE = env('BENCH_MEASURE_INTERVALS', 3)
-const RAW_PROBES = env('BENCH_RAW_PROBES', 4_000)
-const RAW_PACED_S = env('BENCH_RAW_PACED_S', 20)
-const FLUSH_MS = process.env.BENCH_FLUSH_MS === undefined ? undefined : Number(process.env.BENCH_FLUSH_MS)
-const REAL_INTERVAL_S = 120
+const CHECKS = env('BENCH_CHECKS', 50_000)
+const INTERVAL_S = env('BENCH_INTERVAL_S', 120)
+const WARMUP_S = env('BENCH_WARMUP_S', 30)
+const MEASURE_S = env('BENCH_MEASURE_S', INTERVAL_S)
+const RAW_S = env('BENCH_RAW_S', 60)
+const MIX: Mix = { https: env('BENCH_HTTPS_SHARE', 0.5), tcp: env('BENCH_TCP_SHARE', 0.3), heartbeat: 0 }
+MIX.heartbeat = Math.max(0, 1 - MIX.https - MIX.tcp)
+const DBS = (process.env.BENCH_DB ?? 'pglite,postgres').split(',').map((s) => s.trim()) as DbKind[]
+const PROFILE = process.env.BENCH_PROFILE
+const FLUSH_MS = process.env.BENCH_FLUSH_MS === undefined ? {} : { flushMs: Number(process.env.BENCH_FLUSH_MS) }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-')
 
-/** CPU seconds of a process and its live children (a PostgreSQL server forks a backend per connection). */
-function treeCpu(pid: number): number {
-  let total = processCpuSeconds(pid)
-  try {
-    for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)) if (c !== '') total += treeCpu(Number(c))
-  } catch {
-    // gone
-  }
-  return total
+interface Figures {
+  db: string
+  made: Record<keyof Mix, number>
+  wallS: number
+  probes: number
+  results: number
+  rejected: number
+  skippedBusy: number
+  byStatus: Record<string, number>
+  flushes: number
+  cpuPct: number
+  serverCpuPct: number | null
+  lateness: Summary
+  house: PhaseFigures
+  flush: PhaseFigures
+  loopMaxMs: number
+  peakRssMiB: string
+  loopMaxAtS: number
+  loopCpuMaxMs: number
+  gcMaxMs: number
+  raw: { probes: number; up: number; wallS: number; cpuPct: number; loopMaxMs: number; loopMaxAtS: number; loopCpuMaxMs: number }
 }
 
-// ---- targets in a child process ----
+// ---- targets in a child process (their CPU is not the monitor's) ----
 const child = spawn(process.execPath, [join(import.meta.dirname, 'targets.ts')], { stdio: ['ignore', 'pipe', 'inherit'] })
-const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))
-const targets = JSON.parse(line) as { https: number; tcp: number; cert: string }
-const httpsConfig = { url: `https://127.0.0.1:${targets.https}/`, ca: targets.cert, interval_seconds: INTERVAL_S, timeout_seconds: Math.min(10, INTERVAL_S) }
-const tcpConfig = { host: '127.0.0.1', port: targets.tcp, interval_seconds: INTERVAL_S, timeout_seconds: Math.min(10, INTERVAL_S) }
+process.on('exit', () => child.kill('SIGTERM'))
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(1))
+const targets = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve))) as Targets
+const cfg = configs(targets, INTERVAL_S)
 
-// ---- state: PGlite in this process (the embedded default), or a PostgreSQL server (BENCH_PG=1) ----
-const dir = mkdtempSync(join(tmpdir(), 'lookout-bench-monitor-'))
-let server: TestDatabase | null = null
-if (process.env.BENCH_PG === '1') server = await startPostgresServer()
-const db = server === null
-  ? await openPglite(dir)
-  : await openPostgres(`postgres://${server.user}:${encodeURIComponent(server.password)}@${server.host}:${server.port}/postgres`)
-const dbName = server === null ? 'PGlite (in process)' : 'PostgreSQL 15 server (separate process)'
-await migrate(db, PG_MIGRATIONS)
-const ws = await createWorkspace(db, 'bench')
-const resources: string[] = []
-for (let i = 0; i < 100; i++) resources.push((await registerResource(db, ws.id, { external_id: `bench-${i}`, name: `bench ${i}` })).resource.id)
-const httpsParsed = parseConfig('https', httpsConfig)
-const tcpParsed = parseConfig('tcp', tcpConfig)
-if (!httpsParsed.ok || !tcpParsed.ok) throw new Error('bad bench configuration')
-const tCreate = performance.now()
-const httpsCount = Math.round(CHECKS * HTTPS_SHARE)
-for (let start = 0; start < CHECKS; start += 1000) {
-  await db.transaction(async (tx) => {
-    for (let i = start; i < Math.min(CHECKS, start + 1000); i++) {
-      const https = i < httpsCount
-      await createCheck(tx, {
-        workspaceId: ws.id, resourceId: resources[i % resources.length] as string, name: `check ${i}`, kind: https ? 'https' : 'tcp',
-        location: 'public', config: https ? httpsParsed.config : tcpParsed.config, credential: null, sourceId: null, enabled: true,
-        required: true, maintenanceUntil: null, runNow: false,
-      }, Date.now())
-    }
-  })
-}
-console.log(`created ${CHECKS} checks (${httpsCount} https, ${CHECKS - httpsCount} tcp) in ${((performance.now() - tCreate) / 1000).toFixed(1)} s; interval ${INTERVAL_S} s`)
-
-// ---- the monitor ----
-// Imports (chdb is mapped by the api stage) and PGlite's WebAssembly heap are here before the monitor starts.
-const rssBefore = process.memoryUsage.rss()
-const monitor = new Monitor(db, { logger: { warn: (o, m) => console.error(m, o) }, ...(FLUSH_MS === undefined ? {} : { flushMs: FLUSH_MS }) })
-await monitor.start()
-await sleep(WARMUP * INTERVAL_S * 1000)
-monitor.takeLateness()
-const s0 = monitor.stats()
-const cpu0 = process.cpuUsage()
-const dbCpu0 = server === null ? 0 : treeCpu(server.pid)
-const rss = rssSampler()
-const loopDelay = monitorEventLoopDelay({ resolution: 10 })
-loopDelay.enable()
-const t0 = performance.now()
-await sleep(MEASURE * INTERVAL_S * 1000)
-const wallS = (performance.now() - t0) / 1000
-const cpu = process.cpuUsage(cpu0)
-const dbCpuS = server === null ? 0 : treeCpu(server.pid) - dbCpu0
-loopDelay.disable()
-const peakRss = rss.stop()
-const s1 = monitor.stats()
-const heapUsed = process.memoryUsage().heapUsed
-const lateness = summarize(Array.from(monitor.takeLateness()))
-await monitor.stop()
-
-const probes = s1.probes - s0.probes
-const results = s1.results - s0.results
-const cpuS = (cpu.user + cpu.system) / 1e6
-const cpuPer1000 = (cpuS / probes) * 1000
-const realRate = CHECKS / REAL_INTERVAL_S
-const coreShareAtReal = (cpuPer1000 / 1000) * realRate
-
-// ---- raw baseline: the same probes, no scheduler, no state, no database ----
-const httpsTarget: ProbeTarget = { checkId: 'raw', kind: 'https', config: httpsParsed.config.stored, credential: null, timeoutMs: 10_000, intervalMs: 0, graceMs: 0, activeSince: 0 }
-const tcpTarget: ProbeTarget = { ...httpsTarget, kind: 'tcp', config: tcpParsed.config.stored }
-const runners: [Runner, ProbeTarget][] = [[new HttpsRunner(), httpsTarget], [new TcpRunner(), tcpTarget]]
-const ctx = { credentials: { fileDirs: [] }, now: Date.now() }
-let next = 0
-let rawUp = 0
-const rawCpu0 = process.cpuUsage()
-const rawT0 = performance.now()
-await Promise.all(Array.from({ length: 64 }, async () => {
-  while (next < RAW_PROBES) {
-    const i = next++
-    const [runner, target] = (i / RAW_PROBES < HTTPS_SHARE ? runners[0] : runners[1]) as [Runner, ProbeTarget]
-    if ((await runner.run(target, ctx)).status === 'up') rawUp++
+async function measureMonitor(b: BenchDb, made: Record<keyof Mix, number>): Promise<Omit<Figures, 'raw'>> {
+  const meter = new PhaseMeter()
+  const monitor = new Monitor(b.db, { logger: { warn: (o, m) => console.error(m, o) }, onPhase: meter.hook, ...FLUSH_MS })
+  await monitor.start()
+  // The claims first (5,000 a round), so the measurement sees the steady state only.
+  while (monitor.stats().owned < CHECKS) await sleep(500)
+  await sleep(WARMUP_S * 1000)
+  monitor.takeLateness()
+  meter.reset()
+  const s0 = monitor.stats()
+  const stopProfile = await profile(PROFILE === undefined ? undefined : `${PROFILE}-${b.kind}.cpuprofile`)
+  const cpu0 = process.cpuUsage()
+  const server0 = b.serverPid === null ? 0 : treeCpu(b.serverPid)
+  const rss = rssSampler()
+  const t0 = performance.now()
+  await sleep(MEASURE_S * 1000)
+  const wallS = (performance.now() - t0) / 1000
+  const cpu = process.cpuUsage(cpu0)
+  const serverS = b.serverPid === null ? null : treeCpu(b.serverPid) - server0
+  await stopProfile()
+  const peak = rss.stop()
+  const s1 = monitor.stats()
+  const lateness = summarize(Array.from(monitor.takeLateness()))
+  const out = {
+    db: b.name, made, wallS,
+    probes: s1.probes - s0.probes, results: s1.results - s0.results, rejected: s1.rejected - s0.rejected, skippedBusy: s1.skippedBusy - s0.skippedBusy,
+    byStatus: s1.byStatus, flushes: s1.flushes - s0.flushes,
+    cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100,
+    serverCpuPct: serverS === null ? null : (serverS / wallS) * 100,
+    lateness, house: meter.figures('housekeeping'), flush: meter.figures('flush'), loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, loopCpuMaxMs: meter.overallCpuMaxMs, gcMaxMs: meter.gcMaxMs, peakRssMiB: mib(peak),
   }
-}))
-const rawWall = (performance.now() - rawT0) / 1000
-const rawCpu = process.cpuUsage(rawCpu0)
-const rawCpuPer1000 = ((rawCpu.user + rawCpu.system) / 1e6 / RAW_PROBES) * 1000
+  meter.stop()
+  await monitor.stop()
+  return out
+}
 
-// ---- paced raw baseline: the same runners started at the monitor's rate, spread evenly (no scheduler/state/database) ----
-// Spread-out probes cost more each than a tight loop (every socket event is its own wakeup), so this is the fair
-// baseline for "what does the monitor add at this rate".
-const rate = CHECKS / INTERVAL_S
-let paced = 0
-let pacedUp = 0
-let pacedInflight = 0
-let pacedDone = false
-const pacedCpu0 = process.cpuUsage()
-const pacedT0 = performance.now()
-await new Promise<void>((resolve) => {
-  const tick = setInterval(() => {
-    const elapsedS = (performance.now() - pacedT0) / 1000
-    const due = Math.min(Math.floor(elapsedS * rate), Math.floor(RAW_PACED_S * rate))
-    for (; paced < due; paced++) {
-      const [runner, target] = (paced % 1000 < HTTPS_SHARE * 1000 ? runners[0] : runners[1]) as [Runner, ProbeTarget]
-      pacedInflight++
-      void runner.run(target, ctx).then((o) => {
-        if (o.status === 'up') pacedUp++
-        if (--pacedInflight === 0 && pacedDone) resolve()
-      })
-    }
-    if (elapsedS >= RAW_PACED_S) {
-      clearInterval(tick)
-      pacedDone = true
-      if (pacedInflight === 0) resolve()
-    }
-  }, 5)
-})
-const pacedWall = (performance.now() - pacedT0) / 1000
-const pacedCpu = process.cpuUsage(pacedCpu0)
-const pacedCpuS = (pacedCpu.user + pacedCpu.system) / 1e6
-const pacedCpuPer1000 = (pacedCpuS / Math.max(1, paced)) * 1000
+/** The probes alone: the same runners and targets, started at the monitor's rate, spread evenly; no scheduler, state or writes. */
+async function measureRaw(b: BenchDb): Promise<Figures['raw']> {
+  const runners = createRunners(b.db)
+  const ids = await b.db.query<{ id: string }>(`SELECT id FROM monitor_checks WHERE kind = 'heartbeat' LIMIT 1000`)
+  const target = (kind: keyof Mix, i: number): ProbeTarget => ({
+    checkId: kind === 'heartbeat' ? (ids.rows[i % Math.max(1, ids.rows.length)]?.id ?? '') : 'raw', kind: kind as Kind,
+    config: cfg[kind].stored, credential: null, timeoutMs: cfg[kind].timeoutMs, intervalMs: cfg[kind].intervalMs, graceMs: cfg[kind].graceMs, activeSince: 0,
+  })
+  const ctx = { credentials: { fileDirs: [] }, now: Date.now() }
+  const rate = CHECKS / INTERVAL_S
+  const meter = new PhaseMeter()
+  let started = 0
+  let up = 0
+  let inflight = 0
+  let done = false
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const elapsedS = (performance.now() - t0) / 1000
+      const due = Math.floor(Math.min(elapsedS, RAW_S) * rate)
+      for (; started < due; started++) {
+        const kind = kindOf(started, MIX)
+        inflight++
+        ctx.now = Date.now()
+        const end = () => {
+          if (--inflight === 0 && done) resolve()
+        }
+        // A runner that throws counts as not up (the scheduler turns it into an unknown observation).
+        void runners[kind as Kind].run(target(kind, started), ctx).then((o) => {
+          if (o.status === 'up') up++
+          end()
+        }, end)
+      }
+      if (elapsedS >= RAW_S) {
+        clearInterval(tick)
+        done = true
+        if (inflight === 0) resolve()
+      }
+    }, 10)
+  })
+  const wallS = (performance.now() - t0) / 1000
+  const cpu = process.cpuUsage(cpu0)
+  meter.stop()
+  return { probes: started, up, wallS, cpuPct: ((cpu.user + cpu.system) / 1e6 / wallS) * 100, loopMaxMs: meter.overallMaxMs, loopMaxAtS: meter.overallMaxAtS, loopCpuMaxMs: meter.overallCpuMaxMs }
+}
 
-child.kill('SIGTERM')
-await db.close()
-await server?.stop()
-rmSync(dir, { recursive: true, force: true })
+/** A starved process runs fewer probes than are due: CPU per check run, and what that makes at the due rate, stay comparable. */
+const cpuPerCheckMs = (x: Figures) => ((x.cpuPct / 100) * x.wallS * 1000) / Math.max(1, x.probes)
+const atDueRate = (x: Figures) => (cpuPerCheckMs(x) / 1000) * (CHECKS / INTERVAL_S) * 100
+const rawPerProbeMs = (x: Figures) => ((x.raw.cpuPct / 100) * x.raw.wallS * 1000) / Math.max(1, x.raw.probes)
 
-const f = (n: number, d = 1) => n.toFixed(d)
-console.log(`
-monitor (${CHECKS} checks, ${INTERVAL_S} s interval, ${dbName}, measured ${f(wallS)} s after ${WARMUP} warm-up interval(s); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})
-  probes run             ${probes}  (${f(probes / wallS)} checks/s sustained; target ${f(CHECKS / INTERVAL_S)} checks/s)
-  results written        ${results}  (${s1.rejected - s0.rejected} rejected, ${s1.skippedBusy - s0.skippedBusy} skipped while busy)
-  outcomes               ${JSON.stringify(s1.byStatus)}
-  write batches          ${s1.flushes - s0.flushes}, ${f((s1.flushMs - s0.flushMs) / Math.max(1, s1.flushes - s0.flushes))} ms each, ${f(results / Math.max(1, s1.flushes - s0.flushes))} results each
-  schedule lateness ms   p50 ${f(lateness.p50)}  p90 ${f(lateness.p90)}  p99 ${f(lateness.p99)}  max ${f(lateness.max)}  (n=${lateness.count})
-  event-loop delay ms    p50 ${f(loopDelay.percentile(50) / 1e6)}  p99 ${f(loopDelay.percentile(99) / 1e6)}  max ${f(loopDelay.max / 1e6)}
-  CPU                    ${f(cpuS)} s = ${f((cpuS / wallS) * 100)}% of one core; ${f(cpuPer1000 * 1000, 0)} ms per 1000 checks${server === null ? ' (PGlite included)' : `
-  PostgreSQL server CPU  ${f(dbCpuS)} s = ${f((dbCpuS / wallS) * 100)}% of one core; ${f((dbCpuS / probes) * 1e6, 0)} ms per 1000 checks (not in the figures above)`}
-  at ${CHECKS} checks / ${REAL_INTERVAL_S} s   ${f(realRate)} checks/s -> ${f(coreShareAtReal * 100, 2)}% of one core (aim < 10%)
-  peak RSS               ${mib(peakRss)} MiB (${mib(rssBefore)} MiB before the monitor started: imports and PGlite; +${mib(peakRss - rssBefore)} MiB); V8 heap used ${mib(heapUsed)} MiB
-raw probes (same runners, 64 at a time, no scheduler/state/database)
-  ${RAW_PROBES} probes in ${f(rawWall)} s, ${rawUp} up; ${f(rawCpuPer1000 * 1000, 0)} ms CPU per 1000 probes
-paced raw probes (same runners started at ${f(rate)}/s, spread evenly, no scheduler/state/database)
-  ${paced} probes in ${f(pacedWall)} s, ${pacedUp} up; ${f(pacedCpuS)} s CPU = ${f((pacedCpuS / pacedWall) * 100)}% of one core; ${f(pacedCpuPer1000 * 1000, 0)} ms CPU per 1000 probes
-ratio monitor/raw CPU per check: ${f(cpuPer1000 / rawCpuPer1000, 2)}x (tight loop), ${f(cpuPer1000 / pacedCpuPer1000, 2)}x (paced at the same rate)
+const all: Figures[] = []
+for (const kind of DBS) {
+  const b = await openBenchDb(kind)
+  let fig: Figures
+  try {
+    const t = performance.now()
+    const made = await createChecks(b.db, CHECKS, MIX, cfg)
+    console.log(`${b.name}: created ${CHECKS} checks (${JSON.stringify(made)}) in ${f((performance.now() - t) / 1000)} s; interval ${INTERVAL_S} s; warm-up ${WARMUP_S} s, measuring ${MEASURE_S} s`)
+    const m = await measureMonitor(b, made)
+    fig = { ...m, raw: await measureRaw(b) }
+  } finally {
+    await b.close()
+  }
+  all.push(fig)
+  const ph = (p: PhaseFigures) => `${p.count} rounds, wall p99 ${f(p.wallP99Ms)} / max ${f(p.wallMaxMs)} ms; during one: longest event-loop stall ${f(p.blockMaxMs)} ms, most main-thread CPU between two turns ${f(p.blockCpuMaxMs)} ms`
+  console.log(`
+monitor: ${CHECKS} checks, ${INTERVAL_S} s interval, ${fig.db}; measured ${f(fig.wallS)} s; load average ${loadavg().map((x) => f(x)).join(' ')}
+  probes run             ${fig.probes} (${f(fig.probes / fig.wallS)} checks/s; due ${f(CHECKS / INTERVAL_S)})
+  results written        ${fig.results} (${fig.rejected} rejected, ${fig.skippedBusy} skipped while busy) in ${fig.flushes} batches; outcomes ${JSON.stringify(fig.byStatus)}
+  CPU                    ${f(fig.cpuPct)}% of one core; ${f(cpuPerCheckMs(fig), 3)} ms per check run -> ${f(atDueRate(fig))}% of one core at ${f(CHECKS / INTERVAL_S)} checks/s${fig.serverCpuPct === null ? ' (PGlite included)' : `; PostgreSQL server ${f(fig.serverCpuPct)}% of one core besides`}
+  lateness ms            p50 ${f(fig.lateness.p50)}  p99 ${f(fig.lateness.p99)}  max ${f(fig.lateness.max)}  (n=${fig.lateness.count})
+  housekeeping           ${ph(fig.house)}
+  result writes          ${ph(fig.flush)}
+  event loop             longest stall ${f(fig.loopMaxMs)} ms (any cause), ending ${f(fig.loopMaxAtS)} s into the measurement; most main-thread CPU between two turns ${f(fig.loopCpuMaxMs)} ms; longest GC pause ${f(fig.gcMaxMs)} ms
+  peak RSS               ${fig.peakRssMiB} MiB
+raw baseline (same runners and targets started at ${f(CHECKS / INTERVAL_S)}/s for ${RAW_S} s; no scheduler, state or writes)
+  ${fig.raw.probes} probes, ${fig.raw.up} up; CPU ${f(fig.raw.cpuPct)}% of one core, ${f(rawPerProbeMs(fig), 3)} ms per probe; longest stall ${f(fig.raw.loopMaxMs)} ms, ending ${f(fig.raw.loopMaxAtS)} s in; most main-thread CPU between two turns ${f(fig.raw.loopCpuMaxMs)} ms
+  ratio monitor / raw CPU per check ${f(cpuPerCheckMs(fig) / rawPerProbeMs(fig), 2)}x; the monitor adds ${f(cpuPerCheckMs(fig) - rawPerProbeMs(fig), 3)} ms per check
 `)
+}
+child.kill('SIGTERM')
+
+console.log('summary (one line per database; CPU in % of one core)')
+console.log('db | checks | checks/s run | CPU % | ms CPU per check | at due rate % | raw ms per probe | ratio | lateness p50/p99 ms | housekeeping: stall / CPU block max ms | writes: stall / CPU block max ms | PG server CPU %')
+for (const x of all) {
+  console.log(`${x.db} | ${CHECKS} | ${f(x.probes / x.wallS)} | ${f(x.cpuPct)} | ${f(cpuPerCheckMs(x), 3)} | ${f(atDueRate(x))} | ${f(rawPerProbeMs(x), 3)} | ${f(cpuPerCheckMs(x) / rawPerProbeMs(x), 2)} | ${f(x.lateness.p50)}/${f(x.lateness.p99)} | ${f(x.house.blockMaxMs)} / ${f(x.house.blockCpuMaxMs)} | ${f(x.flush.blockMaxMs)} / ${f(x.flush.blockCpuMaxMs)} | ${x.serverCpuPct === null ? '-' : f(x.serverCpuPct)}`)
+}

@@ -5,16 +5,47 @@ import type { Sql } from '../../core/index.ts'
 import { PROBE_REASONS } from '../errors.ts'
 import { outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
 
+/**
+ * The beats of every heartbeat probe started within this window are read in one statement: at
+ * thousands of heartbeat checks a statement per probe cost the embedded database ten times more.
+ */
+const READ_WINDOW_MS = 50
+
 export class HeartbeatRunner implements Runner {
   readonly #db: Sql
+  #waiting = new Map<string, { resolve: (beat: Date | null) => void; reject: (err: unknown) => void }[]>()
+  #timer: NodeJS.Timeout | null = null
 
   constructor(db: Sql) {
     this.#db = db
   }
 
+  /** The check's last beat, read together with the others asked for within the window. */
+  #lastBeat(checkId: string): Promise<Date | null> {
+    return new Promise((resolve, reject) => {
+      const list = this.#waiting.get(checkId)
+      if (list === undefined) this.#waiting.set(checkId, [{ resolve, reject }])
+      else list.push({ resolve, reject })
+      this.#timer ??= setTimeout(() => void this.#read(), READ_WINDOW_MS)
+    })
+  }
+
+  async #read(): Promise<void> {
+    const waiting = this.#waiting
+    this.#waiting = new Map()
+    this.#timer = null
+    try {
+      const r = await this.#db.query<{ id: string; last_beat_at: Date | null }>(
+        'SELECT id, last_beat_at FROM monitor_checks WHERE id = ANY($1::uuid[])', [[...waiting.keys()]])
+      const beats = new Map(r.rows.map((x) => [x.id, x.last_beat_at]))
+      for (const [id, list] of waiting) for (const w of list) w.resolve(beats.get(id) ?? null)
+    } catch (err) {
+      for (const list of waiting.values()) for (const w of list) w.reject(err)
+    }
+  }
+
   async run(target: ProbeTarget, ctx: ProbeContext): Promise<Outcome> {
-    const r = await this.#db.query<{ last_beat_at: Date | null }>('SELECT last_beat_at FROM monitor_checks WHERE id = $1', [target.checkId])
-    const beat = r.rows[0]?.last_beat_at ?? null
+    const beat = await this.#lastBeat(target.checkId)
     const last = beat === null ? null : new Date(beat).getTime()
     const window = target.intervalMs + target.graceMs
     const details = { last_beat_at: last === null ? null : new Date(last).toISOString(), window_seconds: window / 1000 }
