@@ -23,6 +23,8 @@ export class QueueFullError extends Error {}
 export class DecoderPool {
   readonly #pool: Piscina<DecodeTask, DecodeOutcome>
   readonly #maxQueue: number
+  /** The most workers this pool starts (LOOKOUT_WORKERS); idle ones beyond `idleThreads` stop. */
+  readonly maxThreads: number
 
   constructor(options: DecoderPoolOptions = {}) {
     const threads = options.threads ?? Math.max(1, availableParallelism())
@@ -30,6 +32,7 @@ export class DecoderPool {
     const maxQueue = options.maxQueue ?? 256
     if (!Number.isInteger(maxQueue) || maxQueue < 1) throw new InvalidOptionError('maxQueue', 'must be an integer >= 1')
     this.#maxQueue = maxQueue
+    this.maxThreads = threads
     // Each worker is a V8 isolate of ~35 MiB: an idle service keeps one, a burst starts the rest.
     const idleThreads = Math.min(threads, options.idleThreads ?? 1)
     if (!Number.isInteger(idleThreads) || idleThreads < 1) throw new InvalidOptionError('idleThreads', 'must be an integer >= 1')

@@ -159,6 +159,7 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver, Broker
   watchPool(pool: DecoderPool): void {
     if (!this.#watch('pool')) return
     this.#gauge('lookout_worker_pool_threads', function () { this.set(pool.threads) })
+    this.#gauge('lookout_worker_pool_max_threads', function () { this.set(pool.maxThreads) })
     this.#gauge('lookout_worker_pool_queue_size', function () { this.set(pool.queueSize) })
     this.#gauge('lookout_worker_pool_utilization', function () { this.set(pool.utilization) })
   }
