@@ -5,8 +5,12 @@ import type { LoaderStats } from './loader.ts'
 import { rowsOf } from './loader-messages.ts'
 
 const MIN_FETCH_BYTES = 9 * 1024 * 1024
-/** How long one pull waits past the flush time while the batch is kept open. */
-const EXTEND_POLL_MS = 50
+/**
+ * The shortest pull nats.js accepts ("'expires' must be at least 1000ms"): a
+ * shorter one fails before it reaches the server, so every pull asks for at
+ * least this long and returns sooner when its bytes are filled.
+ */
+const MIN_EXPIRES_MS = 1_000
 
 export interface PullLimits {
   maxRows: number
@@ -54,17 +58,19 @@ export async function collectBatch(s: PullState, limits: PullLimits): Promise<Js
     if (deadline !== 0 && wait <= 0) {
       const backlog = rows < limits.minRows && pending > 0 && lastPulled > 0
       if (limits.minRows === 0 || !(s.inserting() || backlog)) break
-      wait = EXTEND_POLL_MS
+      wait = MIN_EXPIRES_MS
     }
     let iter
     try {
       // Bounded by bytes too; a pull must still fit the largest message (the server's max_payload).
       const maxBytes = Math.max(MIN_FETCH_BYTES, limits.maxBytes - bytes)
-      iter = await s.consumer.fetch({ max_bytes: maxBytes, expires: Math.max(wait, EXTEND_POLL_MS) })
+      iter = await s.consumer.fetch({ max_bytes: maxBytes, expires: Math.max(wait, MIN_EXPIRES_MS) })
     } catch (err) {
       // The connection is reconnecting: wait and pull again.
       s.stats.fetchErrors++
       s.failed(String((err as Error)?.message ?? err))
+      // What the last pull saw is stale now: it must not keep the batch open.
+      lastPulled = 0
       await sleep(250)
       continue
     }

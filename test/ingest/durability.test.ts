@@ -28,6 +28,25 @@ t.test('with the loader stopped, ingestion keeps acknowledging and everything lo
   t.equal(new Set(rows.map((r) => r.event_id)).size, 1000, 'no duplicates')
 })
 
+t.test('a backlog keeps a batch open past its flush time with pulls nats.js accepts', async (t) => {
+  // Past the flush time, a batch under minRows keeps pulling while messages wait; every
+  // pull must be one nats.js accepts (at least 1 s). A refused pull there once kept the
+  // batch open forever while an insert was retried (clickhouse-outage.fault.ts caught it).
+  const lk = await startTestLookout({ roles: ['api'] })
+  t.teardown(() => lk.stop())
+  const rid = await lk.resource('backlog')
+  const path = `/v1/workspaces/${lk.workspaceId}/resources/${rid}/logs`
+  const big = (tag: string) => ({ events: Array.from({ length: 1000 }, (_, i) => ({ message: `${tag}-${i} ` + 'x'.repeat(4000) })) })
+  // 16 MB in the stream: more than one pull's 9 MiB, far fewer rows than minRows (20,000).
+  for (let b = 0; b < 4; b++) t.equal((await lk.req('POST', path, big(`k${b}`))).status, 200)
+  const loader = new Loader(lk.lookout.broker, lk.lookout.store, { flushMs: 100 })
+  await loader.start()
+  t.teardown(() => loader.stop())
+  const rows = await lk.waitRows(rid, 4000, 60_000)
+  t.equal(rows.length, 4000, 'every row loaded')
+  t.equal(loader.stats.fetchErrors, 0, 'no pull refused')
+})
+
 t.test('a ClickHouse table outage is retried until it is back, nothing lost', async (t) => {
   const lk = await startTestLookout()
   t.teardown(() => lk.stop())
