@@ -33,5 +33,5 @@ export {
 } from './webhooks/store.ts'
 export type { DeliveryView, SubscriptionInput, SubscriptionPatch } from './webhooks/store.ts'
 export type { DeliveryObserver } from './observer.ts'
-export { NOTIFICATIONS_MAX_LIMIT } from './notifications/store.ts'
 export { ALERTING_ERROR_CODES } from './errors.ts'
+export { NOTIFICATIONS_QUERY } from './notifications/schemas.ts'

@@ -10,24 +10,7 @@ import {
 } from '../workspace/index.ts'
 import { DESKTOP_MONITORING_QUERY } from '../monitor/index.ts'
 import { RESOURCE_LIST_QUERY } from '../workspace/index.ts'
-import { FILTERS } from '../alerting/index.ts'
-import { NOTIFICATIONS_MAX_LIMIT } from '../alerting/index.ts'
-
-const uuid = { type: 'string', format: 'uuid' } as const
-
-/** The notification listing's query (local-desktop-api.md, Notification routes). */
-export const NOTIFICATIONS_QUERY = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    query: { type: 'string', maxLength: 200 },
-    notification_id: uuid,
-    filter: { type: 'string', enum: FILTERS, default: 'all' },
-    page: { type: 'integer', minimum: 1, maximum: 100_000, default: 1 },
-    limit: { type: 'integer', minimum: 1, maximum: NOTIFICATIONS_MAX_LIMIT, default: 20 },
-    workspace_id: uuid,
-  },
-} as const
+import { NOTIFICATIONS_QUERY } from '../alerting/index.ts'
 
 export const TOOL_SCHEMAS = { DESKTOP_MONITORING_QUERY, RESOURCE_LIST_QUERY, NOTIFICATIONS_QUERY } as const
 

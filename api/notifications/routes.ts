@@ -9,23 +9,10 @@ import { PortalOfflineError } from '../../desktop/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { portalNotificationSource } from '../../desktop/index.ts'
 import {
-  ACTIONS, FILTERS, listNotifications, notificationAction, readAll, readSettings, saveSettings, unreadCount,
-  type ListQuery, type NotificationAction, NOTIFICATIONS_MAX_LIMIT as MAX_LIMIT } from '../../alerting/index.ts'
+  ACTIONS, listNotifications, notificationAction, readAll, readSettings, saveSettings, unreadCount,
+  type ListQuery, type NotificationAction, NOTIFICATIONS_QUERY } from '../../alerting/index.ts'
 
 const uuid = { type: 'string', format: 'uuid' } as const
-
-const LIST_QUERY = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    query: { type: 'string', maxLength: 200 },
-    notification_id: uuid,
-    filter: { type: 'string', enum: FILTERS, default: 'all' },
-    page: { type: 'integer', minimum: 1, maximum: 100_000, default: 1 },
-    limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 20 },
-    workspace_id: uuid,
-  },
-} as const
 
 const ACTION_BODY = {
   type: 'object',
@@ -55,7 +42,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
   const { db } = opts
 
   app.get('/v1/notifications', {
-    config: { auth: { contract: 'desktop', scope: SCOPES.notificationsRead } }, schema: { querystring: LIST_QUERY },
+    config: { auth: { contract: 'desktop', scope: SCOPES.notificationsRead } }, schema: { querystring: NOTIFICATIONS_QUERY },
   }, async (req) => {
     const p = principalOf(req)
     if (p.resourceIds !== null) throw new ForbiddenError('notifications need a personal grant; a resource-scoped grant cannot read them')
