@@ -13,8 +13,8 @@ import t, { type Test } from 'tap'
 import pg from 'pg'
 import { readProjectEvents } from '../../../workspace/index.ts'
 import { startTestLookout, type TestLookout } from '../../helpers/lookout.ts'
-import { postgresAvailable, startTestPostgres } from '../../helpers/postgres.ts'
-import { key, projectApi, settle } from './project-helpers.ts'
+import { postgresAvailable } from '../../helpers/postgres.ts'
+import { key, projectApi, settle, startOnPostgres } from './project-helpers.ts'
 
 /** The row a burst contends for: a task, or the workspace's project row (task counter, taxonomy token). */
 type Contended = { table: 'project_items'; id: string } | { table: 'project_workspaces'; workspace_id: string }
@@ -138,16 +138,7 @@ t.test('PGlite', async (t) => {
 })
 
 t.test('PostgreSQL server', { skip: postgresAvailable() ? false : 'PostgreSQL binaries not installed' }, async (t) => {
-  const server = await startTestPostgres()
-  const lk = await startTestLookout({ env: { DATABASE_URL: server.url } }).catch(async (err) => {
-    await server.stop()
-    throw err
-  })
-  t.teardown(async () => {
-    await lk.stop()
-    await server.stop()
-  })
-  await settle(lk)
+  const { lk, url } = await startOnPostgres(t)
   t.equal(lk.lookout.db.embedded, false, 'running on the server')
-  await suite(t, lk, serverGate(server.url))
+  await suite(t, lk, serverGate(url))
 })

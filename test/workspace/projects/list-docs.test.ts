@@ -7,8 +7,8 @@
 // On PGlite and on a PostgreSQL server (named prepared statements).
 import t, { type Test } from 'tap'
 import { startTestLookout, type TestLookout } from '../../helpers/lookout.ts'
-import { postgresAvailable, startTestPostgres } from '../../helpers/postgres.ts'
-import { key, projectApi, settle } from './project-helpers.ts'
+import { postgresAvailable } from '../../helpers/postgres.ts'
+import { key, projectApi, settle, startOnPostgres } from './project-helpers.ts'
 
 // Every character class JSON escapes differently: quotes, backslash, the short escapes,
 // other control characters, non-ASCII, astral, the line separators JSON.stringify keeps.
@@ -155,16 +155,7 @@ t.test('PGlite', async (t) => {
 })
 
 t.test('PostgreSQL server', { skip: postgresAvailable() ? false : 'PostgreSQL binaries not installed' }, async (t) => {
-  const server = await startTestPostgres()
-  const lk = await startTestLookout({ env: { DATABASE_URL: server.url } }).catch(async (err) => {
-    await server.stop()
-    throw err
-  })
-  t.teardown(async () => {
-    await lk.stop()
-    await server.stop()
-  })
-  await settle(lk)
+  const { lk } = await startOnPostgres(t)
   t.equal(lk.lookout.db.embedded, false, 'running on the server')
   await suite(t, lk)
 })

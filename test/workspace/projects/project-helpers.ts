@@ -1,6 +1,8 @@
 // Shortcuts for the project tests: paths, fresh keys, and records made through the API.
 import { randomUUID } from 'node:crypto'
-import type { TestLookout } from '../../helpers/lookout.ts'
+import type { Test } from 'tap'
+import { startTestLookout, type TestLookout } from '../../helpers/lookout.ts'
+import { startTestPostgres } from '../../helpers/postgres.ts'
 
 export const key = (): string => randomUUID()
 
@@ -62,4 +64,19 @@ export function projectApi(lk: TestLookout): ProjectApi {
     act: (id, action, revision, extra = {}, what = 'tasks') => lk.req('POST', `${P}/${what}/${id}/actions`, { action, revision, ...extra }),
   }
   return api
+}
+
+/** A Lookout on a PostgreSQL server of its own, both stopped at the test's end; settled. */
+export async function startOnPostgres(t: Test): Promise<{ lk: TestLookout; url: string }> {
+  const server = await startTestPostgres()
+  const lk = await startTestLookout({ env: { DATABASE_URL: server.url } }).catch(async (err) => {
+    await server.stop()
+    throw err
+  })
+  t.teardown(async () => {
+    await lk.stop()
+    await server.stop()
+  })
+  await settle(lk)
+  return { lk, url: server.url }
 }
