@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stopChild } from '../lib/child.ts'
 import { createInterface } from 'node:readline'
 import { request } from 'undici'
 import { callAdmin, loadConfig, startLookout, type Lookout } from '../../deploy/index.ts'
@@ -247,14 +248,6 @@ async function child(o: BenchOptions, log: (line: string) => void): Promise<Pipe
   }
 }
 
-async function stopChild(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()))
-  proc.kill('SIGTERM')
-  const hard = setTimeout(() => proc.kill('SIGKILL'), 20_000)
-  await exited
-  clearTimeout(hard)
-}
 
 async function running(o: BenchOptions): Promise<Pipeline> {
   const config = loadConfig()

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stopChild } from '../lib/child.ts'
 import { createInterface } from 'node:readline'
 import { Pool, request } from 'undici'
 import { openPipeline } from '../ingest/pipeline.ts'
@@ -55,14 +56,6 @@ async function spawnReady(args: string[], env: NodeJS.ProcessEnv, ready: RegExp)
   return proc
 }
 
-async function stop(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()))
-  proc.kill('SIGTERM')
-  const hard = setTimeout(() => proc.kill('SIGKILL'), 20_000)
-  await exited
-  clearTimeout(hard)
-}
 
 function natsPid(dataDir: string): number | null {
   try {
@@ -75,7 +68,7 @@ function natsPid(dataDir: string): number | null {
 async function baseline(mode: 'bare' | 'chdb'): Promise<Rss> {
   const proc = await spawnReady([here('./baseline.ts'), mode], process.env, /^ready$/)
   const rss = await settled(proc.pid as number, 5000, 20_000)
-  await stop(proc)
+  await stopChild(proc)
   return rss
 }
 
@@ -88,7 +81,7 @@ async function desktopIdle(): Promise<{ lookout: Rss; nats: Rss }> {
     const np = natsPid(join(dir, 'data'))
     return { lookout, nats: np === null ? rssOf(-1) : rssOf(np) }
   } finally {
-    await stop(proc)
+    await stopChild(proc)
     rmSync(dir, { recursive: true, force: true })
   }
 }
