@@ -24,12 +24,13 @@ const ALLOWED: Record<string, readonly string[]> = {
 const DYNAMIC_ONLY: Record<string, readonly string[]> = { deploy: ['bench'] }
 
 const root = new URL('..', import.meta.url).pathname
-const SKIP = new Set(['node_modules', 'data', 'dist', 'src'])
+// console/src is the browser bundle's source: it imports no server stage, and esbuild checks it.
+const SKIP = new Set(['node_modules', 'data', 'dist', 'console/src'])
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
-    if (e.name.startsWith('.') || (SKIP.has(e.name) && !(dir === 'console' && e.name !== 'src'))) continue
     const p = join(dir, e.name)
+    if (e.name.startsWith('.') || SKIP.has(e.name) || SKIP.has(p)) continue
     if (e.isDirectory()) sources(p, out)
     else if (/\.tsx?$/.test(e.name)) out.push(p)
   }
