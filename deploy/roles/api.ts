@@ -33,7 +33,7 @@ export interface ApiRole {
 }
 
 export async function startApiRole(
-  config: LookoutConfig, engines: Engines, metrics: LookoutMetrics, log: Logger | null, cleanups: Cleanups, opts: ApiRoleOptions,
+  config: LookoutConfig, engines: Pick<Engines, 'db' | 'store' | 'broker'>, metrics: LookoutMetrics, log: Logger | null, cleanups: Cleanups, opts: ApiRoleOptions,
 ): Promise<ApiRole> {
   const { db, store, broker } = engines
   const pool = new DecoderPool({ threads: config.workers, maxQueue: config.decodeQueue })
