@@ -12,6 +12,8 @@ export interface ApiProcess {
   pid: number
   /** SIGKILL, and wait for the exit. */
   kill9(): Promise<void>
+  /** SIGSTOP: the process stops answering; requests sent to it stay in flight until it dies. */
+  freeze(): void
   /** SIGTERM (drain), and wait for the exit code. */
   stop(): Promise<number | null>
 }
@@ -50,6 +52,9 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
   return {
     url,
     pid: child.pid ?? 0,
+    freeze() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGSTOP')
+    },
     async kill9() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
       await exited
