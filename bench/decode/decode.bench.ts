@@ -184,7 +184,7 @@ function decodeWithProtobufjs(bytes: Uint8Array, w: RowWriter, ctx: DecodeContex
 const nullWriter = { write() {} } as unknown as RowWriter
 
 interface Case { name: string, bytes: number, run: (i: number) => void }
-const cases: Case[] = [
+const allCases: Case[] = [
   { name: 'ours → RowWriter', bytes: protoBytes, run: i => { const w = writer(); decodeOtlpProtobuf(protoRequests[i]!, w, context()); w.finish() } },
   { name: 'protobufjs+mapping → RowWriter', bytes: protoBytes, run: i => { const w = writer(); decodeWithProtobufjs(protoRequests[i]!, w, context()); w.finish() } },
   { name: 'ours, rows dropped', bytes: protoBytes, run: i => { decodeOtlpProtobuf(protoRequests[i]!, nullWriter, context()) } },
@@ -192,6 +192,10 @@ const cases: Case[] = [
   { name: 'protobufjs decode only', bytes: protoBytes, run: i => { Request.decode(protoRequests[i]!) } },
   { name: 'ours JSON → RowWriter', bytes: jsonBytes, run: i => { const w = writer(); decodeOtlpJson(jsonRequests[i]!, w, context()); w.finish() } },
 ]
+
+// BENCH_CASES=a,b keeps the cases whose name contains one of them (for profiling one path).
+const only = (process.env.BENCH_CASES ?? '').split(',').filter((x) => x !== '')
+const cases = only.length === 0 ? allCases : allCases.filter((c) => only.some((o) => c.name.includes(o)))
 
 /** Records per second over about SECONDS of whole passes over the requests. */
 function measure(c: Case, seconds = SECONDS): number {
@@ -232,5 +236,5 @@ for (const c of cases) {
   console.log(`${c.name.padEnd(34)} ${(rps / 1e3).toFixed(0).padStart(6)}k records/s ${mbps.toFixed(1).padStart(7)} MB/s`)
 }
 const ratio = (a: string, b: string): string => (rate.get(a)! / rate.get(b)!).toFixed(2) + 'x'
-console.log(`ours / protobufjs+mapping, into RowWriter: ${ratio('ours → RowWriter', 'protobufjs+mapping → RowWriter')}; ` +
+if (cases.length === allCases.length) console.log(`ours / protobufjs+mapping, into RowWriter: ${ratio('ours → RowWriter', 'protobufjs+mapping → RowWriter')}; ` +
   `rows dropped: ${ratio('ours, rows dropped', 'protobufjs+mapping, rows dropped')}`)
