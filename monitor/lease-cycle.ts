@@ -20,6 +20,8 @@ const CHANGES_PAGE = 2_000
 /** Most checks claimed per round (a process starting beside 50,000 free checks takes them over ten rounds). */
 const CLAIM_MAX = 5_000
 const CLAIM_PAGE_EMBEDDED = 500
+/** Leases given back per statement on the embedded database (surplus, and all of them on leaving). */
+const RELEASE_PAGE_EMBEDDED = 1_000
 /** The counts behind the fair share are redone at least this often even when nothing seems to have changed. */
 const RECOUNT_EVERY_MS = 60_000
 /** Between statements on the embedded database (it runs on the event loop): let timers and sockets have a turn. */
@@ -86,7 +88,8 @@ export class LeaseCycle {
 
   /** Gives every lease back and leaves (errors ignored: the lease would expire anyway). */
   async leave(): Promise<void> {
-    await releaseLeases(this.#o.db, this.#worker, null).catch(() => undefined)
+    const db = this.#o.db
+    await releaseLeases(db, this.#worker, null, db.embedded ? RELEASE_PAGE_EMBEDDED : 0, yieldTurn).catch(() => undefined)
     await removeWorker(this.#o.db, this.#worker).catch(() => undefined)
   }
 
@@ -190,7 +193,7 @@ export class LeaseCycle {
         if (give.length >= surplus) break
         if (!e.busy) give.push(e.id)
       }
-      await releaseLeases(db, this.#worker, give)
+      await releaseLeases(db, this.#worker, give, db.embedded ? RELEASE_PAGE_EMBEDDED : 0, yieldTurn)
       for (const id of give) {
         const e = table.get(id)
         if (e !== undefined) table.drop(e)

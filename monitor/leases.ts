@@ -79,14 +79,32 @@ export async function claimChecks(db: Sql, worker: string, now: number, limit: n
   return r.rows
 }
 
-export async function releaseLeases(db: Sql, worker: string, ids: readonly string[] | null): Promise<void> {
+/**
+ * Gives leases back: these ids, or (null) every lease of the worker. `page`
+ * rows per statement (0: one statement), with `between` after each: on the
+ * embedded database a 50,000-row update is seconds on the event loop.
+ */
+export async function releaseLeases(db: Sql, worker: string, ids: readonly string[] | null, page = 0, between: () => Promise<void> = noWait): Promise<void> {
   if (ids === null) {
-    await db.query('UPDATE monitor_checks SET lease_owner = NULL WHERE lease_owner = $1', [worker])
-    return
+    if (page <= 0) {
+      await db.query('UPDATE monitor_checks SET lease_owner = NULL WHERE lease_owner = $1', [worker])
+      return
+    }
+    for (;;) {
+      const r = await db.query(
+        'UPDATE monitor_checks SET lease_owner = NULL WHERE id IN (SELECT id FROM monitor_checks WHERE lease_owner = $1 LIMIT $2)', [worker, page])
+      if (r.rowCount < page) return
+      await between()
+    }
   }
-  if (ids.length === 0) return
-  await db.query('UPDATE monitor_checks SET lease_owner = NULL WHERE lease_owner = $1 AND id = ANY($2::uuid[])', [worker, ids])
+  const step = page <= 0 ? ids.length : page
+  for (let at = 0; at < ids.length; at += step) {
+    if (at > 0) await between()
+    await db.query('UPDATE monitor_checks SET lease_owner = NULL WHERE lease_owner = $1 AND id = ANY($2::uuid[])', [worker, ids.slice(at, at + step)])
+  }
 }
+
+const noWait = async (): Promise<void> => undefined
 
 /** Every check this worker holds (reconciliation when the count disagrees with memory). */
 export async function heldChecks(db: Sql, worker: string): Promise<{ id: string; epoch: number }[]> {

@@ -86,3 +86,28 @@ t.test('a result probed under an expired lease is rejected', async (t) => {
   t.equal(row.lease_owner, 'b')
   t.equal(row.last_observed_at, null, 'nothing of it was written')
 })
+
+// The embedded database runs a statement on the event loop: giving back 2,345
+// leases goes in pages, each a short statement, and still gives back every one.
+t.test('leases are given back in pages, all of them', async (t) => {
+  const { releaseLeases } = await import('../../monitor/leases.ts')
+  const rid = await h.resource()
+  const first = await h.check(rid, 'tcp', { host: '127.0.0.1', port: target.port, interval_seconds: 60, timeout_seconds: 2 })
+  await h.db.query(
+    `INSERT INTO monitor_checks SELECT (jsonb_populate_record(c, jsonb_build_object('id', gen_random_uuid()))).*
+     FROM monitor_checks c, generate_series(1, 2344) WHERE c.id = $1`, [first.id])
+  await h.db.query(`UPDATE monitor_checks SET lease_owner = 'w'`)
+  const held = async (): Promise<number> => (await h.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM monitor_checks WHERE lease_owner = 'w'`)).rows[0]?.n ?? -1
+  t.equal(await held(), 2345)
+  let pauses = 0
+  const some = (await h.db.query<{ id: string }>(`SELECT id FROM monitor_checks ORDER BY id LIMIT 1200`)).rows.map((r) => r.id)
+  await releaseLeases(h.db, 'w', some, 500, async () => { pauses++ })
+  t.equal(pauses, 2, 'the ids in three statements of 500, 500 and 200')
+  t.equal(await held(), 1145)
+  pauses = 0
+  await releaseLeases(h.db, 'w', null, 500, async () => { pauses++ })
+  t.equal(pauses, 2, 'every lease of the worker in three statements')
+  t.equal(await held(), 0, 'none left')
+  await releaseLeases(h.db, 'w', null, 500)
+  t.equal(await held(), 0, 'nothing held: one statement that finds nothing')
+})
