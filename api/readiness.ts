@@ -126,7 +126,8 @@ export function readinessChecks(d: ReadinessDeps): ReadinessCheck[] {
     { name: 'nats', check: async () => (await d.broker.connection.rtt()) >= 0 },
     { name: 'clickhouse', check: () => d.store.ping() },
     { name: 'postgresql', check: async () => (await d.db.query('SELECT 1 AS ok')).rows.length === 1 },
-    { name: 'workers', check: async () => d.pool.threads > 0 },
+    // Idle, no worker need be running: ready once one has started and run a task.
+    { name: 'workers', check: async () => d.pool.usable },
   ]
 }
 

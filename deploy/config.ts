@@ -20,6 +20,7 @@ export interface LookoutConfig {
   maxDecompressedBytes: number
   maxInFlightBytes: number
   workers: number
+  idleWorkers: number
   loaderMaxRows: number
   /** Rows a loader batch reaches before the flush time cuts it while a backlog waits; 0 = fixed flush time. */
   loaderMinRows: number
@@ -151,6 +152,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     maxDecompressedBytes: int(env, 'LOOKOUT_MAX_DECOMPRESSED_BYTES', INGEST_DEFAULTS.maxDecompressedBytes, 1024, 1024 * MiB),
     maxInFlightBytes: int(env, 'LOOKOUT_MAX_INFLIGHT_BYTES', INGEST_DEFAULTS.maxInFlightBytes, 1 * MiB),
     workers: int(env, 'LOOKOUT_WORKERS', Math.max(1, availableParallelism()), 1, 256),
+    idleWorkers: int(env, 'LOOKOUT_IDLE_WORKERS', 0, 0, 256),
     loaderMaxRows: int(env, 'LOOKOUT_LOADER_MAX_ROWS', LOADER_DEFAULTS.maxRows, 1),
     loaderMaxBytes: int(env, 'LOOKOUT_LOADER_MAX_BYTES', LOADER_DEFAULTS.maxBytes, 1 * MiB, 1024 * MiB),
     loaderFlushMs: int(env, 'LOOKOUT_LOADER_FLUSH_MS', LOADER_DEFAULTS.flushMs, 10, 60_000),

@@ -11,7 +11,7 @@ export interface DecoderPoolOptions {
   threads?: number
   /** Tasks waiting for a worker before run() rejects; default 256. */
   maxQueue?: number
-  /** Workers kept while idle; the rest start on demand and exit after idleTimeoutMs. Default 1. */
+  /** Workers kept while idle; the rest start on demand and exit after idleTimeoutMs. Default 0. */
   idleThreads?: number
   /** How long a worker beyond idleThreads outlives its last task; default 30,000 ms. */
   idleTimeoutMs?: number
@@ -25,6 +25,8 @@ export class DecoderPool {
   readonly #maxQueue: number
   /** The most workers this pool starts (LOOKOUT_WORKERS); idle ones beyond `idleThreads` stop. */
   readonly maxThreads: number
+  /** A worker started and ran a task (warm() or a decode), and none has failed to start since. */
+  #usable = false
 
   constructor(options: DecoderPoolOptions = {}) {
     const threads = options.threads ?? Math.max(1, availableParallelism())
@@ -33,9 +35,11 @@ export class DecoderPool {
     if (!Number.isInteger(maxQueue) || maxQueue < 1) throw new InvalidOptionError('maxQueue', 'must be an integer >= 1')
     this.#maxQueue = maxQueue
     this.maxThreads = threads
-    // Each worker is a V8 isolate of ~35 MiB: an idle service keeps one, a burst starts the rest.
-    const idleThreads = Math.min(threads, options.idleThreads ?? 1)
-    if (!Number.isInteger(idleThreads) || idleThreads < 1) throw new InvalidOptionError('idleThreads', 'must be an integer >= 1')
+    // Each worker is a V8 isolate of ~35 MiB: an idle service keeps none (a per-user
+    // desktop is idle most of the day); the first request after a quiet spell waits
+    // for one to start (~0.3 s), a burst starts the rest.
+    const idleThreads = Math.min(threads, options.idleThreads ?? 0)
+    if (!Number.isInteger(idleThreads) || idleThreads < 0) throw new InvalidOptionError('idleThreads', 'must be an integer >= 0')
     this.#pool = new Piscina({
       filename: new URL('./decode/worker.ts', import.meta.url).href,
       minThreads: idleThreads,
@@ -59,11 +63,26 @@ export class DecoderPool {
       : new Uint8Array(body)
     task.body = own
     try {
-      return await this.#pool.run(task, { transferList: [own.buffer] as never })
+      const outcome = await this.#pool.run(task, { transferList: [own.buffer] as never })
+      this.#usable = true
+      return outcome
     } catch (err) {
       if (/queue is at limit/i.test(String((err as Error)?.message))) throw new QueueFullError('the decoder queue is full')
+      // No worker left running after a failure: one could not start (or died): not ready until one runs again.
+      if (this.#pool.threads.length === 0) this.#usable = false
       throw err
     }
+  }
+
+  /** Starts a worker and runs a no-op task in it: proves the decoder loads (the start-up and readiness check). */
+  async warm(): Promise<void> {
+    await this.#pool.run(null as never, { name: 'ping' })
+    this.#usable = true
+  }
+
+  /** Whether decoding works: a worker started and ran a task, and none failed since; idle, no worker need be running. */
+  get usable(): boolean {
+    return this.#usable
   }
 
   get queueSize(): number {

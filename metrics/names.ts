@@ -41,7 +41,7 @@ export const METRICS = {
   lookout_ingest_inflight_limit_bytes: m('gauge', 'In-flight byte budget past which ingest answers 429/503'),
 
   // Decoder worker pool.
-  lookout_worker_pool_threads: m('gauge', 'Decoder worker threads running now (one stays at idle, a burst starts the rest)'),
+  lookout_worker_pool_threads: m('gauge', 'Decoder worker threads running now (none at idle unless LOOKOUT_IDLE_WORKERS; requests start them)'),
   lookout_worker_pool_max_threads: m('gauge', 'Decoder worker threads the pool may start (LOOKOUT_WORKERS)'),
   lookout_worker_pool_queue_size: m('gauge', 'Decode tasks waiting for a worker'),
   lookout_worker_pool_utilization: m('gauge', 'Share of time the workers were busy since the pool started (0..1)'),

@@ -24,6 +24,10 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
 const LOOKOUT_BIN = here('../../deploy/lookout.ts')
 const METRICS_TOKEN = 'memory-bench-metrics-token-0123456789'
 
+// Idle is read past the decoder workers' idle timeout (30 s): the worker of the start-up warm-up has gone by then.
+const IDLE_MIN_MS = 50_000
+const IDLE_MAX_MS = 75_000
+
 /** Waits until RSS moves less than 2 MiB in 3 s (at least minMs, at most maxMs after the call), then reads it. */
 async function settled(pid: number, minMs = 10_000, maxMs = 45_000): Promise<Rss> {
   const t0 = Date.now()
@@ -77,7 +81,7 @@ async function desktopIdle(): Promise<{ lookout: Rss; nats: Rss }> {
   const env = { ...process.env, XDG_RUNTIME_DIR: join(dir, 'run'), LOOKOUT_DATA_DIR: join(dir, 'data'), LOOKOUT_LOG_LEVEL: 'warn' }
   const proc = await spawnReady([LOOKOUT_BIN, 'desktop'], env, /^lookout desktop: owner socket/)
   try {
-    const lookout = await settled(proc.pid as number)
+    const lookout = await settled(proc.pid as number, IDLE_MIN_MS, IDLE_MAX_MS)
     const np = natsPid(join(dir, 'data'))
     return { lookout, nats: np === null ? rssOf(-1) : rssOf(np) }
   } finally {
@@ -94,7 +98,7 @@ async function serveUnderLoad(bodies: readonly Uint8Array[]): Promise<ServeFigur
   try {
     const pid = pipeline.processes[0]?.pid as number
     const np = pipeline.processes[1]?.pid ?? -1
-    const idle = await settled(pid)
+    const idle = await settled(pid, IDLE_MIN_MS, IDLE_MAX_MS)
     const idleNats = rssOf(np)
     let peak = idle.rss
     let peakNats = idleNats.rss

@@ -36,8 +36,10 @@ export async function startApiRole(
   config: LookoutConfig, engines: Pick<Engines, 'db' | 'store' | 'broker'>, metrics: LookoutMetrics, log: Logger | null, cleanups: Cleanups, opts: ApiRoleOptions,
 ): Promise<ApiRole> {
   const { db, store, broker } = engines
-  const pool = new DecoderPool({ threads: config.workers, maxQueue: config.decodeQueue })
+  const pool = new DecoderPool({ threads: config.workers, maxQueue: config.decodeQueue, idleThreads: config.idleWorkers })
   cleanups.add(() => pool.close())
+  // One worker started now (it exits when idle): a decoder that cannot load fails the start, not the first request.
+  await pool.warm()
   // Engines writing into the data directory (managed JetStream, chdb): keep a reserve free there.
   const diskGuard = new DiskGuard({ dirs: opts.guardedDirs, minFreeBytes: config.minFreeDiskBytes })
   await diskGuard.start()

@@ -20,6 +20,11 @@ function fail(kind: DecodeFailure['kind'], message: string, issues: DecodeFailur
   return { ok: false, kind, message, issues }
 }
 
+/** The pool's warm-up (DecoderPool.warm): answering proves the worker and its decoders loaded. */
+export function ping(): string {
+  return 'pong'
+}
+
 export default function decode(task: DecodeTask): DecodeOutcome | object {
   let bytes: Uint8Array = task.body
   if (task.gzip) {

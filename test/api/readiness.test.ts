@@ -117,6 +117,7 @@ t.test('NATS down: 503 with the dependency named; an app started now refuses tra
   // A fresh app on the same components, built while NATS is down.
   const pool = new DecoderPool({ threads: 1 })
   t.teardown(() => pool.close())
+  await pool.warm() // as the api role does at start
   const app = await buildApp({
     db: lk.lookout.db, ingest: lk.lookout.ingest as never, store: lk.lookout.store, maxEventLoopDelayMs: 0,
     readiness: readinessChecks({ broker: lk.lookout.broker, store: lk.lookout.store, db: lk.lookout.db, pool }),

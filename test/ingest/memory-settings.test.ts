@@ -28,10 +28,15 @@ t.test('engineArgs: no ceiling by default, a negative one refused', async (t) =>
   t.throws(() => engineArgs({ maxMemoryBytes: -1 }), { code: 'LOOKOUT_INVALID_OPTION' })
 })
 
-t.test('the decoder pool keeps one worker idle, starts more for a burst, lets them go after it', async (t) => {
+t.test('the decoder pool keeps no worker idle, starts them for a burst, lets them all go after it', async (t) => {
   const pool = new DecoderPool({ threads: 2, idleTimeoutMs: 500 })
   t.teardown(() => pool.close())
-  await until('the idle worker', async () => pool.threads, (n) => n === 1)
+  t.equal(pool.threads, 0, 'no worker before any work')
+  t.notOk(pool.usable, 'not usable before a worker ran')
+  await pool.warm()
+  t.ok(pool.usable, 'the warm-up ran in a worker')
+  await until('the warm-up worker to exit', async () => pool.threads, (n) => n === 0)
+  t.ok(pool.usable, 'still usable with no worker running')
   const events = Array.from({ length: 1000 }, (_, i) => ({ message: `burst ${i} ${'x'.repeat(200)}` }))
   const body = () => new TextEncoder().encode(JSON.stringify({ events }))
   const task = () => ({
@@ -45,8 +50,18 @@ t.test('the decoder pool keeps one worker idle, starts more for a burst, lets th
   const outcomes = await Promise.all(Array.from({ length: 16 }, () => pool.run(task())))
   clearInterval(watch)
   t.same(outcomes.filter((o) => !o.ok), [], 'every task decoded')
-  t.equal(Math.max(most, pool.threads), 2, 'a second worker started for the burst')
-  await until('the burst worker to exit', async () => pool.threads, (n) => n === 1)
-  t.equal(pool.threads, 1, 'one worker stays')
-  t.throws(() => new DecoderPool({ threads: 2, idleThreads: 0 }), { code: 'LOOKOUT_INVALID_OPTION' })
+  t.equal(Math.max(most, pool.threads), 2, 'both workers started for the burst')
+  await until('the burst workers to exit', async () => pool.threads, (n) => n === 0)
+  t.equal(pool.threads, 0, 'none stays')
+  const again = await pool.run(task())
+  t.ok(again.ok, 'a request after the quiet spell starts a worker again')
+  t.throws(() => new DecoderPool({ threads: 2, idleThreads: -1 }), { code: 'LOOKOUT_INVALID_OPTION' })
+})
+
+t.test('LOOKOUT_IDLE_WORKERS keeps workers warm', async (t) => {
+  const pool = new DecoderPool({ threads: 2, idleThreads: 1, idleTimeoutMs: 200 })
+  t.teardown(() => pool.close())
+  await until('the idle worker', async () => pool.threads, (n) => n === 1)
+  await new Promise((r) => setTimeout(r, 600))
+  t.equal(pool.threads, 1, 'one worker stays past the idle timeout')
 })
