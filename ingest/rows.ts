@@ -243,12 +243,9 @@ export class RowWriter {
     buf[p++] = COMMA
     p = writeAscii(buf, p, String(f.severityNumber))
     buf[p++] = COMMA
-    p = writeJsonString(buf, p, f.severityText)
-    buf[p++] = COMMA
-    p = writeJsonString(buf, p, f.message)
-    buf[p++] = COMMA
-    p = writeJsonString(buf, p, f.source)
-    buf[p++] = COMMA
+    p = stringField(buf, p, f.severityText)
+    p = stringField(buf, p, f.message)
+    p = stringField(buf, p, f.source)
     buf[p++] = OPEN_BRACE
     for (let i = 0; i < count; i++) {
       if (i > 0) buf[p++] = COMMA
@@ -261,18 +258,10 @@ export class RowWriter {
     buf.set(this.#resourceBytes, p)
     p += this.#resourceBytes.length
     buf[p++] = COMMA
-    p = writeJsonString(buf, p, f.scopeName)
-    buf[p++] = COMMA
-    p = writeJsonString(buf, p, f.scopeVersion)
-    buf[p++] = COMMA
-    buf[p++] = QUOTE
-    p = writeAscii(buf, p, f.traceId)
-    buf[p++] = QUOTE
-    buf[p++] = COMMA
-    buf[p++] = QUOTE
-    p = writeAscii(buf, p, f.spanId)
-    buf[p++] = QUOTE
-    buf[p++] = COMMA
+    p = stringField(buf, p, f.scopeName)
+    p = stringField(buf, p, f.scopeVersion)
+    p = hexField(buf, p, f.traceId)
+    p = hexField(buf, p, f.spanId)
     p = writeAscii(buf, p, String(f.flags))
     buf[p++] = CLOSE_BRACKET
     buf[p++] = NEWLINE
@@ -340,6 +329,22 @@ export class RowWriter {
   chunkId(n: number): string {
     return this.baseId + hex8(n)
   }
+}
+
+/** A JSON string column and the comma after it. */
+function stringField(buf: Uint8Array, p: number, s: string): number {
+  p = writeJsonString(buf, p, s)
+  buf[p++] = COMMA
+  return p
+}
+
+/** A hex id column (ASCII, nothing to escape) and the comma after it. */
+function hexField(buf: Uint8Array, p: number, s: string): number {
+  buf[p++] = QUOTE
+  p = writeAscii(buf, p, s)
+  buf[p++] = QUOTE
+  buf[p++] = COMMA
+  return p
 }
 
 function hex8(i: number): string {
