@@ -83,7 +83,9 @@ t.test('the CLI works without a server (direct) and with one (owner socket)', as
       }
     }
   })
-  await new Promise((r) => setTimeout(r, 1500))
+  // Until the senders are going (a loaded machine may take a while for the first answer), then a little more.
+  for (let waited = 0; ok === 0 && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+  await new Promise((r) => setTimeout(r, 500))
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
   const t0 = Date.now()
   child.kill('SIGTERM')
