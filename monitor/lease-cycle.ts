@@ -20,6 +20,8 @@ const CHANGES_PAGE = 2_000
 /** Most checks claimed per round (a process starting beside 50,000 free checks takes them over ten rounds). */
 const CLAIM_MAX = 5_000
 const CLAIM_PAGE_EMBEDDED = 500
+/** Checks counted per statement on the embedded database (the fair share's counts): about 10 ms each there. */
+const COUNT_PAGE_EMBEDDED = 5_000
 /** Leases given back per statement on the embedded database (surplus, and all of them on leaving). */
 const RELEASE_PAGE_EMBEDDED = 1_000
 /** The counts behind the fair share are redone at least this often even when nothing seems to have changed. */
@@ -221,7 +223,7 @@ export class LeaseCycle {
   /** This process's fair share: the served checks divided by the live monitor processes. Returns how many it holds. */
   async #updateShare(now: number, signature: string): Promise<number> {
     const db = this.#o.db
-    const { workers, total, mine } = await shareOf(db, this.#worker, now, db.embedded ? yieldTurn : noYield)
+    const { workers, total, mine } = await shareOf(db, this.#worker, now, db.embedded ? yieldTurn : noYield, db.embedded ? COUNT_PAGE_EMBEDDED : 0)
     this.#share = Math.min(this.#o.maxChecks, Math.ceil(total / workers))
     this.#signature = signature
     this.#countedAt = now

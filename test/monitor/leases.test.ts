@@ -111,3 +111,25 @@ t.test('leases are given back in pages, all of them', async (t) => {
   await releaseLeases(h.db, 'w', null, 500)
   t.equal(await held(), 0, 'nothing held: one statement that finds nothing')
 })
+
+// The fair share's counts on the embedded database: in slices by id, the same totals as one statement each.
+t.test('the share counts in slices equal the counts in one statement', async (t) => {
+  const { shareOf } = await import('../../monitor/leases.ts')
+  const rid = await h.resource()
+  const first = await h.check(rid, 'tcp', { host: '127.0.0.1', port: target.port, interval_seconds: 60, timeout_seconds: 2 })
+  await h.db.query(
+    `INSERT INTO monitor_checks SELECT (jsonb_populate_record(c, jsonb_build_object('id', gen_random_uuid()))).*
+     FROM monitor_checks c, generate_series(1, 1233) WHERE c.id = $1`, [first.id])
+  await h.db.query(`UPDATE monitor_checks SET lease_owner = CASE WHEN random() < 0.4 THEN 'w' ELSE NULL END`)
+  await h.db.query(`UPDATE monitor_checks SET location = 'collector' WHERE id IN (SELECT id FROM monitor_checks ORDER BY id DESC LIMIT 100)`)
+  const now = Date.now()
+  const whole = await shareOf(h.db, 'w', now)
+  let pauses = 0
+  const sliced = await shareOf(h.db, 'w', now, async () => { pauses++ }, 500)
+  t.same(sliced, whole, `${JSON.stringify(whole)} either way`)
+  t.equal(whole.total, 1134, 'collector checks are not shared')
+  t.ok(whole.mine > 0 && whole.mine < 1234)
+  t.equal(pauses, 1 + 2, 'a turn after the workers count and after each full slice of 500 (1,234 checks: three slices)')
+  const exact = await shareOf(h.db, 'w', now, async () => undefined, 1234)
+  t.same(exact, whole, 'a last slice exactly full ends on the empty one after it')
+})
