@@ -87,15 +87,20 @@ t.test('a result probed under an expired lease is rejected', async (t) => {
   t.equal(row.last_observed_at, null, 'nothing of it was written')
 })
 
-// The embedded database runs a statement on the event loop: giving back 2,345
-// leases goes in pages, each a short statement, and still gives back every one.
-t.test('leases are given back in pages, all of them', async (t) => {
-  const { releaseLeases } = await import('../../monitor/leases.ts')
+/** `n` checks at once: one made through the harness, the rest copies of it under new ids. */
+async function manyChecks(n: number): Promise<void> {
   const rid = await h.resource()
   const first = await h.check(rid, 'tcp', { host: '127.0.0.1', port: target.port, interval_seconds: 60, timeout_seconds: 2 })
   await h.db.query(
     `INSERT INTO monitor_checks SELECT (jsonb_populate_record(c, jsonb_build_object('id', gen_random_uuid()))).*
-     FROM monitor_checks c, generate_series(1, 2344) WHERE c.id = $1`, [first.id])
+     FROM monitor_checks c, generate_series(1, $2::int) WHERE c.id = $1`, [first.id, n - 1])
+}
+
+// The embedded database runs a statement on the event loop: giving back 2,345
+// leases goes in pages, each a short statement, and still gives back every one.
+t.test('leases are given back in pages, all of them', async (t) => {
+  const { releaseLeases } = await import('../../monitor/leases.ts')
+  await manyChecks(2345)
   await h.db.query(`UPDATE monitor_checks SET lease_owner = 'w'`)
   const held = async (): Promise<number> => (await h.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM monitor_checks WHERE lease_owner = 'w'`)).rows[0]?.n ?? -1
   t.equal(await held(), 2345)
@@ -115,11 +120,7 @@ t.test('leases are given back in pages, all of them', async (t) => {
 // The fair share's counts on the embedded database: in slices by id, the same totals as one statement each.
 t.test('the share counts in slices equal the counts in one statement', async (t) => {
   const { shareOf } = await import('../../monitor/leases.ts')
-  const rid = await h.resource()
-  const first = await h.check(rid, 'tcp', { host: '127.0.0.1', port: target.port, interval_seconds: 60, timeout_seconds: 2 })
-  await h.db.query(
-    `INSERT INTO monitor_checks SELECT (jsonb_populate_record(c, jsonb_build_object('id', gen_random_uuid()))).*
-     FROM monitor_checks c, generate_series(1, 1233) WHERE c.id = $1`, [first.id])
+  await manyChecks(1234)
   await h.db.query(`UPDATE monitor_checks SET lease_owner = CASE WHEN random() < 0.4 THEN 'w' ELSE NULL END`)
   await h.db.query(`UPDATE monitor_checks SET location = 'collector' WHERE id IN (SELECT id FROM monitor_checks ORDER BY id DESC LIMIT 100)`)
   const now = Date.now()
