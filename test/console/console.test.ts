@@ -254,7 +254,12 @@ t.test('a pasted token limited to one resource sees only it; revoking it ends th
   await page.locator('.shell').waitFor()
   w.clear()
   await page.goto(`${lk.url}/#/resources`)
-  await page.locator('tr[data-resource]').first().waitFor()
+  // CI once timed out here (2026-11-25, not reproduced in 3 local runs): say what the page showed instead.
+  const rows = await page.locator('tr[data-resource]').first().waitFor().then(() => true, async (err: Error) => {
+    t.fail(`no resource row: ${err.message.split('\n')[0]}; the page said: ${(await page.locator('body').innerText()).slice(0, 400)}; problems: ${JSON.stringify(w.problems)}`)
+    return false
+  })
+  if (!rows) return
   t.same(await page.locator('tr[data-resource]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-resource'))), [ridB], 'resources: only B')
   await page.goto(`${lk.url}/#/logs`)
   await page.locator('tr.log', { hasText: `only on b ${run}` }).waitFor()
