@@ -112,38 +112,20 @@ export function toView(r: ItemRow): ItemView {
 }
 
 /** Field name → SQL cast of its parameter; the editable fields of an item. */
-const FIELD_CASTS: Record<string, string> = {
+const FIELD_CASTS: Record<keyof ItemChanges, string> = {
   board_id: 'uuid', title: 'text', description: 'text', acceptance: 'text', body: 'text', color: 'text', visibility: 'text',
   type_id: 'uuid', label_ids: 'uuid[]', status_id: 'uuid', service: 'uuid', deliverable: 'uuid', source_ticket: 'uuid',
   priority: 'text', assignee: 'integer', reviewer: 'integer', owner: 'integer', starts_on: 'date', due_on: 'date',
   state: 'text', blocked_reason: 'text', archived: 'flag', deleted: 'flag',
 }
 
-export type ItemChanges = Partial<{
-  board_id: string
-  title: string
-  description: string
-  acceptance: string
-  body: string
-  color: string | null
-  visibility: string | null
-  type_id: string | null
-  label_ids: string[]
-  status_id: string | null
-  service: string | null
-  deliverable: string | null
-  source_ticket: string | null
-  priority: string | null
-  assignee: number | null
-  reviewer: number | null
-  owner: number | null
-  starts_on: string | null
-  due_on: string | null
-  state: WorkState | null
-  blocked_reason: string
-  archived: boolean
-  deleted: boolean
-}>
+/** The editable columns, typed as the row holds them; archived and deleted are flags over their timestamps. */
+type EditableColumn =
+  | 'board_id' | 'title' | 'description' | 'acceptance' | 'body' | 'color' | 'visibility' | 'type_id' | 'label_ids' | 'status_id'
+  | 'service' | 'deliverable' | 'source_ticket' | 'priority' | 'assignee' | 'reviewer' | 'owner' | 'starts_on' | 'due_on'
+  | 'state' | 'blocked_reason'
+
+export type ItemChanges = Partial<Pick<ItemRow, EditableColumn> & { archived: boolean; deleted: boolean }>
 
 /** The current value of each editable field, as compared and reported in activity. */
 function fieldsOf(r: ItemRow): Record<string, unknown> {
@@ -223,7 +205,7 @@ export async function applyChanges(tx: Sql, actor: Actor, row: ItemRow, changes:
   const params: unknown[] = [row.workspace_id, row.id, opts.revision]
   const sets: string[] = []
   for (const [k, v] of Object.entries(d.after)) {
-    const cast = FIELD_CASTS[k]
+    const cast = (FIELD_CASTS as Partial<Record<string, string>>)[k]
     if (cast === undefined) throw new Error(`not an item field: ${k}`)
     params.push(v)
     if (cast === 'flag') sets.push(`${k}_at = CASE WHEN $${params.length}::boolean THEN now() ELSE NULL END`)
