@@ -56,7 +56,18 @@ export interface AttemptView {
   duration_ms: number | null
 }
 
-export interface AlertDeliveryView {
+/** What every delivery reports about its attempts: alert deliveries and project webhook deliveries alike. */
+export interface DeliveryProgress {
+  attempts: number
+  next_attempt_at: string | null
+  last_attempt_at: string | null
+  last_status: number | null
+  last_error: string | null
+  delivered_at: string | null
+  created_at: string
+}
+
+export interface AlertDeliveryView extends DeliveryProgress {
   id: string
   incident_id: string | null
   event_type: AlertEventType
@@ -65,13 +76,6 @@ export interface AlertDeliveryView {
   destination_id: string
   destination: string
   state: DeliveryState
-  attempts: number
-  next_attempt_at: string | null
-  last_attempt_at: string | null
-  last_status: number | null
-  last_error: string | null
-  delivered_at: string | null
-  created_at: string
   attempt_history: AttemptView[]
 }
 

@@ -12,6 +12,7 @@ import { WEBHOOK_POLICY } from '../../core/index.ts'
 import { checkUrl } from '../../core/index.ts'
 import { SecretBox } from '../../core/index.ts'
 import { WEBHOOK_EVENTS, type WebhookEventType } from './envelope.ts'
+import type { AttemptView, DeliveryProgress } from '../alerts/deliveries.ts'
 
 export interface SubscriptionRow {
   id: string
@@ -177,7 +178,7 @@ export async function deleteSubscription(db: Sql, ws: string, id: string): Promi
 
 // --- deliveries ---
 
-export interface DeliveryView {
+export interface DeliveryView extends DeliveryProgress {
   id: string
   event_id: string
   event_type: WebhookEventType
@@ -185,14 +186,7 @@ export interface DeliveryView {
   generation: number
   task_id: string | null
   occurred_at: string
-  attempts: number
-  next_attempt_at: string | null
-  last_attempt_at: string | null
-  last_status: number | null
-  last_error: string | null
-  delivered_at: string | null
-  created_at: string
-  attempt_history: { attempt: number; at: string; outcome: string; status: number | null; error: string | null; duration_ms: number | null; retry_after_ms: number | null }[]
+  attempt_history: (AttemptView & { retry_after_ms: number | null })[]
 }
 
 interface DeliveryRow {
