@@ -26,6 +26,18 @@ function page(item: object) {
   return object({ items: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } })
 }
 
+/** The closing fields of every item view (tasks and notes), in this order. */
+const ITEM_LIFECYCLE = {
+  archived: bool,
+  archived_at: ntime,
+  deleted: bool,
+  deleted_at: ntime,
+  revision: { type: 'integer', minimum: 1 },
+  created_by: nuser,
+  created_at: time,
+  updated_at: time,
+} as const
+
 /** A task (GET/POST/PATCH/DELETE P/tasks..., actions, move). */
 export const TASK_VIEW = object({
   id: uuid,
@@ -52,14 +64,7 @@ export const TASK_VIEW = object({
   blocked_reason: str,
   assignment_revision: int,
   origin: str,
-  archived: bool,
-  archived_at: ntime,
-  deleted: bool,
-  deleted_at: ntime,
-  revision: { type: 'integer', minimum: 1 },
-  created_by: nuser,
-  created_at: time,
-  updated_at: time,
+  ...ITEM_LIFECYCLE,
 })
 
 /** A note (P/notes...). */
@@ -73,14 +78,7 @@ export const NOTE_VIEW = object({
   body: str,
   color: nullable(NOTE_COLORS),
   visibility: nullable(VISIBILITIES),
-  archived: bool,
-  archived_at: ntime,
-  deleted: bool,
-  deleted_at: ntime,
-  revision: { type: 'integer', minimum: 1 },
-  created_by: nuser,
-  created_at: time,
-  updated_at: time,
+  ...ITEM_LIFECYCLE,
 })
 
 export const COMMENT_VIEW = object({
