@@ -46,6 +46,7 @@ export const PROBE_REASONS = {
   sshHostKey: 'LOOKOUT_PROBE_SSH_HOST_KEY',
   sshAuth: 'LOOKOUT_PROBE_SSH_AUTH',
   sshTunnel: 'LOOKOUT_PROBE_SSH_TUNNEL',
+  collectorSilent: 'LOOKOUT_PROBE_COLLECTOR_SILENT',
 } as const
 export type ProbeReason = (typeof PROBE_REASONS)[keyof typeof PROBE_REASONS]
 
@@ -74,4 +75,5 @@ export const MONITOR_PROBE_ERROR_CODES: Record<ProbeReason, string> = {
   LOOKOUT_PROBE_SSH_HOST_KEY: 'the SSH server\'s host key does not match the pinned (or given) one: the tunnel is refused, never trusted silently (unknown)',
   LOOKOUT_PROBE_SSH_AUTH: 'the SSH server refused the resource\'s registered key (unknown: not evidence about the target)',
   LOOKOUT_PROBE_SSH_TUNNEL: 'the SSH server could not be reached or the tunnel did not open in time, or this process runs no SSH tunnels (unknown)',
+  LOOKOUT_PROBE_COLLECTOR_SILENT: 'the collector that runs the check stopped reporting: its checks are unknown (silence is no evidence about the targets) and a collector_offline incident opens',
 }

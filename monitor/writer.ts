@@ -39,7 +39,9 @@ export interface OutboxPayload {
   workspace_id: string
   resource_id: string
   incident_id: string
-  check: { id: string; name: string; kind: string; required: boolean }
+  /** What the incident is about: a check, or (kind collector_offline) a collector that went silent. */
+  check: { id: string; name: string; kind: string; required: boolean } | null
+  source?: { id: string; name: string }
   health: Health
   previous_health: Health
   reason: string

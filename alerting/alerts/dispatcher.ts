@@ -9,7 +9,7 @@ import type { OutboxPayload } from '../../monitor/index.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { insertIncidentNotification } from '../notifications/store.ts'
 import { queueDelivery, cancelQueued } from './deliveries.ts'
-import { ALERT_EVENT_TYPES, incidentMessage, type AlertEventType, type ResourceInfo } from './messages.ts'
+import { ALERT_EVENT_TYPES, incidentMessage, severityOf, type AlertEventType, type ResourceInfo } from './messages.ts'
 import { policyAlerts, readPolicy, routedTargets, targetsAmong, type Target } from './routing.ts'
 import { nextEscalationAt, nextRepeatAt } from './timers.ts'
 import { wake } from '../../core/index.ts'
@@ -84,7 +84,7 @@ export class AlertDispatcher {
   }
 
   async #route(tx: Sql, p: OutboxPayload, resource: ResourceInfo, now: number): Promise<number> {
-    const severity = p.check.required ? 'critical' : 'warning'
+    const severity = severityOf(p)
     const policy = await readPolicy(tx, p.resource_id)
     const opened = p.type === 'incident.opened'
     const alerts = policyAlerts(policy, opened ? 'opened' : 'closed', severity)

@@ -31,7 +31,17 @@ export interface AlertMessage {
   code?: string
 }
 
-const severityOf = (p: OutboxPayload) => (p.check.required ? 'critical' : 'warning')
+/** A required check's incident is critical; an optional check's, or a silent collector's, a warning. */
+export const severityOf = (p: OutboxPayload): 'critical' | 'warning' => (p.check?.required === true ? 'critical' : 'warning')
+
+/** What the incident is about, for people: `check "api port" (tcp, critical)` or `collector "dc-1"`. */
+export function subjectOf(p: OutboxPayload): { short: string; long: string } {
+  if (p.check === null) {
+    const name = p.source?.name ?? p.source?.id ?? 'unknown'
+    return { short: `collector ${name}`, long: `collector "${name}" stopped reporting (its checks are unknown)` }
+  }
+  return { short: p.check.name, long: `check "${p.check.name}" (${p.check.kind}, ${severityOf(p)})` }
+}
 
 export function incidentMessage(
   type: AlertEventType, eventId: string, occurredAt: string, resource: ResourceInfo, p: OutboxPayload, extra: { level?: number; repeat?: number } = {},
@@ -39,9 +49,10 @@ export function incidentMessage(
   const sev = severityOf(p)
   const what = type === ALERT_EVENT_TYPES.closed ? 'RECOVERED' : type === ALERT_EVENT_TYPES.reminder ? 'STILL DOWN'
     : type === ALERT_EVENT_TYPES.escalated ? `ESCALATED (level ${extra.level ?? 1})` : 'DOWN'
-  const subject = `[Lookout] ${what}: ${resource.name} (${p.check.name})`
+  const about = subjectOf(p)
+  const subject = `[Lookout] ${what}: ${resource.name} (${about.short})`
   const lines = [
-    `${what}: ${resource.name} — check "${p.check.name}" (${p.check.kind}, ${sev})`,
+    `${what}: ${resource.name} — ${about.long}`,
     type === ALERT_EVENT_TYPES.closed ? `Recovered at ${p.closed_at ?? occurredAt}; the incident opened at ${p.opened_at}.` : `Down since ${p.opened_at}: ${p.reason}`,
     `Incident ${p.incident_id} on resource ${resource.external_id}.`,
   ]
@@ -59,7 +70,9 @@ export function incidentMessage(
       incident: {
         id: p.incident_id, severity: sev, state: type === ALERT_EVENT_TYPES.closed ? 'closed' : 'open', reason: p.reason, code: p.code,
         opened_at: p.opened_at, closed_at: p.closed_at,
-        check: { id: p.check.id, name: p.check.name, kind: p.check.kind, required: p.check.required },
+        kind: p.check === null ? 'collector_offline' : 'check',
+        check: p.check === null ? null : { id: p.check.id, name: p.check.name, kind: p.check.kind, required: p.check.required },
+        source: p.source ?? null,
       },
       ...(extra.level !== undefined ? { escalation_level: extra.level } : {}),
       ...(extra.repeat !== undefined ? { repeat: extra.repeat } : {}),

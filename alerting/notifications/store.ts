@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { OutboxPayload } from '../../monitor/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { NotFoundError } from '../../core/index.ts'
+import { severityOf } from '../alerts/messages.ts'
 
 /** Largest page of notifications a read returns. */
 export const NOTIFICATIONS_MAX_LIMIT = 50
@@ -70,11 +71,15 @@ export function toView(n: NotificationRow): NotificationView {
 /** The inbox entry of an incident event; a replayed event adds nothing (unique source_event_id). */
 export async function insertIncidentNotification(tx: Sql, p: OutboxPayload, resourceName: string): Promise<void> {
   const opened = p.type === 'incident.opened'
-  const title = opened ? `${resourceName} is down` : `${resourceName} recovered`
-  const body = opened
-    ? `Check "${p.check.name}" (${p.check.kind}) failed: ${p.reason}`
-    : `Check "${p.check.name}" (${p.check.kind}) is healthy again; the incident opened at ${p.opened_at}.`
-  const severity = opened ? (p.check.required ? 'critical' : 'warning') : 'info'
+  const c = p.check
+  const collector = JSON.stringify(p.source?.name ?? p.source?.id ?? '')
+  const title = c === null
+    ? (opened ? `${resourceName}: collector ${collector} is offline` : `${resourceName}: collector ${collector} is no longer offline`)
+    : (opened ? `${resourceName} is down` : `${resourceName} recovered`)
+  const body = c === null
+    ? (opened ? `${p.reason}. Its checks are unknown until it reports again.` : `${p.reason}; the incident opened at ${p.opened_at}.`)
+    : (opened ? `Check "${c.name}" (${c.kind}) failed: ${p.reason}` : `Check "${c.name}" (${c.kind}) is healthy again; the incident opened at ${p.opened_at}.`)
+  const severity = opened ? severityOf(p) : 'info'
   await tx.query(
     `INSERT INTO notifications (id, workspace_id, source_event_id, kind, severity, resource_id, incident_id, title, body, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (source_event_id) DO NOTHING`,

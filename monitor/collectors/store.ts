@@ -5,6 +5,7 @@ import type { Database, Sql } from '../../core/index.ts'
 import type { CredentialRef } from '../credentials.ts'
 import type { Kind } from '../kinds.ts'
 import { iso } from '../rows.ts'
+import { writeSourceIncidentEvents } from './outbox.ts'
 
 export interface CollectorSource {
   id: string
@@ -47,9 +48,10 @@ export async function recordContact(db: Database, sourceId: string, version: str
        FROM (SELECT id, offline_since AS was FROM monitor_sources WHERE id = $1 FOR UPDATE) old
        WHERE s.id = old.id RETURNING old.was`, [sourceId, iso(new Date(now)), version.slice(0, 100), address.slice(0, 100)])
     if (r.rows[0]?.was != null) {
-      await tx.query(
+      const closed = await tx.query<{ id: string }>(
         `UPDATE monitor_incidents SET closed_at = $2, close_reason = 'the collector is reporting again'
-         WHERE source_id = $1 AND kind = 'collector_offline' AND closed_at IS NULL`, [sourceId, iso(new Date(now))])
+         WHERE source_id = $1 AND kind = 'collector_offline' AND closed_at IS NULL RETURNING id`, [sourceId, iso(new Date(now))])
+      await writeSourceIncidentEvents(tx, 'incident.closed', closed.rows.map((x) => x.id), now)
     }
   })
 }

@@ -11,6 +11,7 @@ import type { Database, Sql } from '../../core/index.ts'
 import { systemClock, type Clock } from '../clock.ts'
 import { iso } from '../rows.ts'
 import { pruneObservationLedger } from './observations.ts'
+import { writeSourceIncidentEvents } from './outbox.ts'
 
 export interface CollectorWatchOptions {
   clock?: Clock
@@ -94,12 +95,19 @@ export class CollectorWatch {
            AND s.last_contact_at < $1::timestamptz - make_interval(secs => candidate.silence_ms / 1000)
          RETURNING s.id, s.workspace_id, s.resource_id, s.name, candidate.silence_ms, s.last_contact_at`,
         [iso(new Date(now)), this.#silenceMinMs, this.#factor])
-      for (const s of r.rows) await goOffline(tx, s, now)
+      const opened: string[] = []
+      for (const s of r.rows) {
+        const id = await goOffline(tx, s, now)
+        if (id !== null) opened.push(id)
+      }
+      await writeSourceIncidentEvents(tx, 'incident.opened', opened, now)
       // A revoked source is gone for good, not offline: its incident closes.
-      await tx.query(
+      const revoked = await tx.query<{ id: string }>(
         `UPDATE monitor_incidents i SET closed_at = $1, close_reason = 'the source was revoked'
-         FROM monitor_sources s WHERE i.kind = 'collector_offline' AND i.closed_at IS NULL AND s.id = i.source_id AND s.revoked_at IS NOT NULL`,
+         FROM monitor_sources s WHERE i.kind = 'collector_offline' AND i.closed_at IS NULL AND s.id = i.source_id AND s.revoked_at IS NOT NULL
+         RETURNING i.id`,
         [iso(new Date(now))])
+      await writeSourceIncidentEvents(tx, 'incident.closed', revoked.rows.map((x) => x.id), now)
       return r.rows
     })
     if (this.#pruning || now - this.#lastPrune >= PRUNE_EVERY_MS) {
@@ -111,13 +119,14 @@ export class CollectorWatch {
   }
 }
 
-async function goOffline(tx: Sql, s: Silent, now: number): Promise<void> {
+/** Opens the source's offline incident and makes its checks unknown; returns the incident's id (null: one was open already). */
+async function goOffline(tx: Sql, s: Silent, now: number): Promise<string | null> {
   const at = iso(new Date(now))
   const seconds = Math.round(s.silence_ms / 1000)
   const reason = `collector ${JSON.stringify(s.name)} has not reported for over ${seconds} s (last contact ${iso(s.last_contact_at)})`
-  await tx.query(
+  const incident = await tx.query<{ id: string }>(
     `INSERT INTO monitor_incidents (id, workspace_id, resource_id, check_id, kind, source_id, opened_at, open_reason, notified_open)
-     VALUES ($1, $2, $3, NULL, 'collector_offline', $4, $5, $6, false) ON CONFLICT DO NOTHING`,
+     VALUES ($1, $2, $3, NULL, 'collector_offline', $4, $5, $6, false) ON CONFLICT DO NOTHING RETURNING id`,
     [randomUUID(), s.workspace_id, s.resource_id, s.id, at, reason])
   // Unknown, never down: silence says nothing about the targets. Confirmation starts over.
   const changed = await tx.query<{ id: string; workspace_id: string; resource_id: string; old: string }>(
@@ -133,4 +142,5 @@ async function goOffline(tx: Sql, s: Silent, now: number): Promise<void> {
        SELECT v.ws, v.rid, v.cid, v.f, 'unknown', $2, $3 FROM jsonb_to_recordset($1::jsonb) AS v(ws uuid, rid uuid, cid uuid, f text)`,
       [JSON.stringify(transitions.map((c) => ({ ws: c.workspace_id, rid: c.resource_id, cid: c.id, f: c.old }))), reason, at])
   }
+  return incident.rows[0]?.id ?? null
 }
