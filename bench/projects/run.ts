@@ -193,8 +193,8 @@ async function runEngine(engine: string, pg: TestPostgres | null): Promise<Row[]
       await projectStore.updateTask(ctx, id, { revision: 1, title: `raw ${i}` })
       return true
     }))
-    // Creates go to a workspace of their own: new tasks in the seeded one would head every list
-    // scan, and the API's list turn would page over data the raw list turn never saw.
+    // Creates go to a workspace of their own, removed after the turn: new tasks in the seeded one
+    // would head every list scan, and the API's list turn would page over rows the raw turn never saw.
     const other = await createWorkspace(db, 'bench raw creates')
     await projectStore.ensureProject(db, other.id)
     const otherLabel = randomUUID()
@@ -204,7 +204,11 @@ async function runEngine(engine: string, pg: TestPostgres | null): Promise<Row[]
       await projectStore.createTask(createCtx, { idempotency_key: randomUUID(), title: `raw create ${i}`, priority: 'high', label_ids: [otherLabel] })
       return true
     }))
-    // The baseline's updates and creates leave work for autovacuum: do it now, not during the API's turn.
+    // Its tasks go again (they would head the seq index every list scans); the updates' dead rows
+    // and the deletes are vacuumed now, not during the API's turn, which so sees the raw turn's data.
+    await db.query('DELETE FROM project_activity WHERE workspace_id = $1', [other.id])
+    await db.query('DELETE FROM project_idempotency WHERE workspace_id = $1', [other.id])
+    await db.query('DELETE FROM project_items WHERE workspace_id = $1', [other.id])
     await db.exec('VACUUM ANALYZE')
     await db.close()
 
