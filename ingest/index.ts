@@ -8,6 +8,7 @@ export type { IngestServiceOptions, IngestRequest, IngestOutcome, AcceptedBatch 
 export { Loader } from './loader.ts'
 export type { LoaderOptions } from './loader.ts'
 export { openLogStore } from './store.ts'
+export { EmbeddedStore } from './embedded-store.ts'
 export type { LogStore, QueryResult, QueryParams } from './store.ts'
 export { migrateLogStore } from './schema.ts'
 export { ROW_FORMATS, parseStoredRow, rowFormatOf, storedRowHead, storedRowIds } from './rows.ts'

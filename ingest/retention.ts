@@ -1,6 +1,7 @@
 // The size cap on stored logs: drops whole daily partitions, oldest first,
 // until the table fits. (The time limit is the table's TTL, see schema.ts.)
 import type { LogStore } from './store.ts'
+import { isWaiting } from './embedded-store.ts'
 
 export interface SizeCapResult {
   bytesBefore: number
@@ -9,6 +10,8 @@ export interface SizeCapResult {
 }
 
 export async function enforceSizeCap(store: LogStore, maxBytes: number, table = 'logs'): Promise<SizeCapResult> {
+  // An engine that was never needed holds no logs: nothing to cap, and no reason to start it.
+  if (isWaiting(store)) return { bytesBefore: 0, bytesAfter: 0, droppedPartitions: [] }
   const db = store.database
   const parts = await store.query<{ partition: string; bytes: string }>(
     `SELECT partition, sum(bytes_on_disk) AS bytes FROM system.parts

@@ -2,6 +2,7 @@
 // idempotent migrations recorded in a table of their own.
 import { COLUMN_DDL } from './row-model.ts'
 import type { LogStore } from './store.ts'
+import { isWaiting } from './embedded-store.ts'
 
 export interface SchemaOptions {
   /** Days a log line is kept (TTL on the event time). */
@@ -125,6 +126,11 @@ export async function migrateLogStore(store: LogStore, options: SchemaOptions): 
   const o: Required<SchemaOptions> = { layout: 'single', cluster: 'lookout', ...options }
   if (!Number.isInteger(o.retentionDays) || o.retentionDays < 1) throw new Error('retentionDays must be an integer >= 1')
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.cluster)) throw new Error('cluster must be a plain identifier')
+  if (isWaiting(store)) {
+    // An engine nobody needed yet: the schema is made when it starts, with the latest options.
+    store.deferPreparation((started) => migrateLogStore(started, options))
+    return 0
+  }
   const db = store.database
   await store.command(`CREATE DATABASE IF NOT EXISTS ${db}${onCluster(o)}`)
   // On a cluster the record is one replicated table (every server a replica of it):

@@ -231,7 +231,8 @@ async function child(o: BenchOptions, log: (line: string) => void): Promise<Pipe
     const processes: WatchedProcess[] = [{ name: 'lookout', pid: proc.pid as number, classify: lookoutThreads }]
     if (nats !== null) processes.push({ name: 'nats-server', pid: nats.pid, classify: natsThreads })
     const notes: string[] = []
-    const lookup = await routeLookup(url, ws, token, resources[0] as string, notes, config.clickhouseUrl)
+    // With freshness off nothing is looked up: not even the probe search (which would start an idle pipeline's log engine).
+    const lookup = o.freshEveryMs === 0 ? null : await routeLookup(url, ws, token, resources[0] as string, notes, config.clickhouseUrl)
     return {
       kind: 'child', url, workspaceId: ws, token, legacyToken, resources,
       natsUrl: nats?.url ?? config.natsUrl ?? null,

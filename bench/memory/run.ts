@@ -94,7 +94,7 @@ interface ServeFigures { idle: Rss; idleNats: Rss; peak: number; peakNats: numbe
 
 async function serveUnderLoad(bodies: readonly Uint8Array[]): Promise<ServeFigures> {
   process.env.LOOKOUT_METRICS_TOKEN = METRICS_TOKEN
-  const pipeline = await openPipeline(parseBenchArgs(['--pipeline', 'child', '--resources', '1', '--quiet'], DEFAULT_RESULTS_DIR), () => undefined)
+  const pipeline = await openPipeline(parseBenchArgs(['--pipeline', 'child', '--resources', '1', '--fresh-every', '0', '--quiet'], DEFAULT_RESULTS_DIR), () => undefined)
   try {
     const pid = pipeline.processes[0]?.pid as number
     const np = pipeline.processes[1]?.pid ?? -1

@@ -46,7 +46,7 @@ export async function startEngines(
   if (config.clickhouseUrl === undefined) mkdirSync(join(config.dataDir, 'clickhouse'), { recursive: true })
   const store = openLogStore({
     url: config.clickhouseUrl, path: join(config.dataDir, 'clickhouse'), layout: config.clickhouseLayout, cluster: config.clickhouseCluster,
-    engineMemory: { maxMemoryBytes: config.engineMaxMemoryBytes },
+    engineMemory: { maxMemoryBytes: config.engineMaxMemoryBytes }, openOnFirstUse: true,
   })
   cleanups.add(() => store.close())
   await migrateLogStore(store, { retentionDays: config.retentionDays, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })

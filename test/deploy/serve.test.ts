@@ -3,7 +3,7 @@
 // drains it: requests in flight are acknowledged and stored, the exit is 0.
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestLookout, tokenSecret } from '../helpers/lookout.ts'
@@ -50,6 +50,11 @@ t.test('the CLI works without a server (direct) and with one (owner socket)', as
     if (child.exitCode === null) child.kill('SIGKILL')
   })
   t.ok(existsSync(join(dataDir, 'admin.sock')), 'the owner socket exists')
+  // No logs yet: the log engine is not loaded (ingest/embedded-store.ts), and the server is ready all the same.
+  const chdbMapped = () => readFileSync(`/proc/${child.pid}/maps`, 'utf8').includes('libchdb')
+  t.notOk(chdbMapped(), 'libchdb is not mapped while there are no logs')
+  t.equal((await fetch(`${url}/v1/ready`)).status, 200, 'ready without the log engine')
+  t.notOk(chdbMapped(), 'the readiness check did not start it')
   const ws2 = await cli(['workspace', 'create', 'via', 'socket'])
   t.equal(ws2.code, 0, 'workspace create while serving')
   const tok = await cli(['token', 'create', '--workspace', ws2.out, '--scopes', 'resources:write,logs:write', '--name', 'ci'])
@@ -85,6 +90,9 @@ t.test('the CLI works without a server (direct) and with one (owner socket)', as
   })
   // Until the senders are going (a loaded machine may take a while for the first answer), then a little more.
   for (let waited = 0; ok === 0 && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+  // The first batch the loader stores starts the engine.
+  for (let waited = 0; !chdbMapped() && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+  t.ok(chdbMapped(), 'libchdb is loaded once logs arrive')
   await new Promise((r) => setTimeout(r, 500))
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
   const t0 = Date.now()

@@ -1,0 +1,63 @@
+// The embedded engine (chdb). Loaded on first use by embedded-store.ts: importing
+// chdb maps and initialises libchdb (~150 MiB resident before any query).
+import { createClient } from '@clickhouse/client'
+import { createChdbConnection } from 'chdb/connection'
+import { Session } from 'chdb'
+import { ROW_COLUMNS } from './row-model.ts'
+import { ROW_FORMATS, type RowFormat } from './rows.ts'
+import { ClientStore } from './client-store.ts'
+import type { LogStore, QueryParams, QueryResult } from './store.ts'
+
+export class ChdbStore extends ClientStore {
+  readonly embedded = true
+  readonly #conn: ReturnType<typeof createChdbConnection>
+  /** Opened first so that the engine starts with our settings; connections at the same path share that engine. */
+  readonly #settings: Session
+
+  constructor(path: string, database: string, cluster: string | null, args: string[]) {
+    const settings = new Session(path, { connectionArgs: args })
+    let conn: ReturnType<typeof createChdbConnection>
+    try {
+      conn = createChdbConnection({ path })
+    } catch (err) {
+      settings.close()
+      throw err
+    }
+    super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database, cluster)
+    this.#conn = conn
+    this.#settings = settings
+  }
+
+  override async close(): Promise<void> {
+    try {
+      await super.close()
+    } finally {
+      this.#settings.close()
+    }
+  }
+
+  override async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    // The embedded connection has no progress summary (its read count is the
+    // result's row count), but the JSON format's own statistics are the engine's.
+    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSON' })
+    const out = await rs.json<T>() as unknown as { data: T[]; statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number } }
+    const s = out.statistics
+    return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }
+  }
+
+  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
+    // Zero-copy: the engine parses the bytes on its own threads.
+    await this.#conn.chdb.rawInsert({
+      table: `${this.database}.${table}`,
+      format,
+      ...(format === ROW_FORMATS.compact ? { columns: ROW_COLUMNS } : {}),
+      values: body,
+      settings: this.insertSettings(dedupToken),
+    })
+  }
+}
+
+
+export function openChdb(path: string, database: string, cluster: string | null, args: string[]): LogStore {
+  return new ChdbStore(path, database, cluster, args)
+}

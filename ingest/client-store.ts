@@ -1,0 +1,75 @@
+// What both ClickHouse adapters share: the official client's command and query
+// calls, the insert settings of each layout, and the column list of a positional insert.
+import type { ClickHouseClient } from '@clickhouse/client'
+import { ROW_COLUMNS } from './row-model.ts'
+import { ROW_FORMATS, type RowFormat } from './rows.ts'
+import type { LogStore, QueryParams, QueryResult } from './store.ts'
+
+/**
+ * Insert settings of the cluster layout: the Distributed table forwards the
+ * rows to the shards before the insert returns (never a local spool a node
+ * could lose after the loader acknowledged), and each shard commits on a
+ * majority of its replicas, so one lost replica loses no acknowledged row and
+ * the redelivery checks find the rows on a live replica.
+ */
+export const CLUSTER_INSERT_SETTINGS = { insert_distributed_sync: 1, insert_quorum: 'auto', insert_quorum_parallel: 1 } as const
+
+function summaryNumbers(summary: Record<string, string | undefined> | undefined): { rowsRead: number; bytesRead: number; elapsedMs: number } {
+  return {
+    rowsRead: Number(summary?.read_rows ?? 0),
+    bytesRead: Number(summary?.read_bytes ?? 0),
+    elapsedMs: Number(summary?.elapsed_ns ?? 0) / 1e6,
+  }
+}
+
+export abstract class ClientStore implements LogStore {
+  abstract readonly embedded: boolean
+  readonly database: string
+  readonly cluster: string | null
+  protected readonly client: ClickHouseClient
+
+  constructor(client: ClickHouseClient, database: string, cluster: string | null) {
+    this.client = client
+    this.database = database
+    this.cluster = cluster
+  }
+
+  /** Settings of an insert into `logs` in this layout. */
+  protected insertSettings(dedupToken: string): Record<string, string | number> {
+    return this.cluster === null
+      ? { insert_deduplication_token: dedupToken }
+      : { insert_deduplication_token: dedupToken, ...CLUSTER_INSERT_SETTINGS }
+  }
+
+  async command(sql: string, params?: QueryParams): Promise<void> {
+    await this.client.command({ query: sql, query_params: params })
+  }
+
+  async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' })
+    const rows = await rs.json<T>()
+    const summary = (rs as unknown as { response_headers?: Record<string, string> }).response_headers?.['x-clickhouse-summary']
+    const parsed = typeof summary === 'string' ? JSON.parse(summary) as Record<string, string> : undefined
+    return { rows, ...summaryNumbers(parsed) }
+  }
+
+  abstract insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void>
+
+  async ping(): Promise<boolean> {
+    try {
+      const r = await this.client.ping()
+      return r.success
+    } catch {
+      return false
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close()
+  }
+}
+
+/** The column list an insert of this format names (positional rows need it). */
+export function columnList(format: RowFormat): string {
+  return format === ROW_FORMATS.compact ? ` (${ROW_COLUMNS.join(', ')})` : ''
+}
