@@ -1,6 +1,6 @@
 // The embedded default's memory settings reach the engines: chdb starts with
-// caches sized for a per-user service, and the decoder pool keeps one worker
-// while idle, starts the others for a burst and lets them go after it.
+// caches sized for a per-user service, and the decoder pool keeps no worker
+// while idle, starts them for a burst and lets them go after it.
 import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
