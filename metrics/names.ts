@@ -71,7 +71,7 @@ export const METRICS = {
   lookout_loader_batch_bytes: m('histogram', 'Size of each ClickHouse insert body', [], SIZE_BUCKETS),
 
   // Stores.
-  lookout_clickhouse_up: m('gauge', '1 when ClickHouse answered a ping at the last scrape'),
+  lookout_clickhouse_up: m('gauge', '1 when ClickHouse answered a ping at the last scrape (also 1 while an embedded engine that never held logs waits for its first use)'),
   lookout_clickhouse_ping_seconds: m('gauge', 'ClickHouse ping round trip at the last scrape'),
   lookout_postgres_up: m('gauge', '1 when PostgreSQL answered SELECT 1 at the last scrape'),
   lookout_postgres_ping_seconds: m('gauge', 'PostgreSQL SELECT 1 round trip at the last scrape'),
