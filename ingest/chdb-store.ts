@@ -6,7 +6,7 @@ import { Session } from 'chdb'
 import { ROW_COLUMNS } from './row-model.ts'
 import { ROW_FORMATS, type RowFormat } from './rows.ts'
 import { ClientStore } from './client-store.ts'
-import type { LogStore, QueryParams, QueryResult } from './store.ts'
+import type { QueryParams, QueryResult } from './store.ts'
 
 export class ChdbStore extends ClientStore {
   readonly embedded = true
@@ -57,7 +57,3 @@ export class ChdbStore extends ClientStore {
   }
 }
 
-
-export function openChdb(path: string, database: string, cluster: string | null, args: string[]): LogStore {
-  return new ChdbStore(path, database, cluster, args)
-}

@@ -70,8 +70,8 @@ export class EmbeddedStore implements LogStore {
   }
 
   async #open(): Promise<LogStore> {
-    const { openChdb } = await import('./chdb-store.ts')
-    const engine = openChdb(this.#path, this.database, this.cluster, this.#args)
+    const { ChdbStore } = await import('./chdb-store.ts')
+    const engine = new ChdbStore(this.#path, this.database, this.cluster, this.#args)
     const prepare = this.#prepare
     this.#prepare = null
     try {

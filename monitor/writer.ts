@@ -119,7 +119,7 @@ export async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult
   const opens: unknown[] = []
   const closes: unknown[] = []
   const notifiedLate: string[] = []
-  const outbox: unknown[] = []
+  const outbox: OutboxPayload[] = []
   for (const p of accepted) {
     const at = iso(p.observedAt)
     const e = p.effects
@@ -167,14 +167,21 @@ export async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult
   if (notifiedLate.length > 0) {
     await tx.query('UPDATE monitor_incidents SET notified_open = true WHERE id = ANY($1::uuid[])', [notifiedLate])
   }
-  if (outbox.length > 0) {
-    // One row per incident and type, whatever happens: the unique key makes a replay a no-op.
-    await tx.query(
-      `INSERT INTO monitor_outbox (event_id, type, workspace_id, resource_id, check_id, incident_id, occurred_at, payload)
-       SELECT (v.p->>'event_id')::uuid, v.p->>'type', (v.p->>'workspace_id')::uuid, (v.p->>'resource_id')::uuid,
-              (v.p->'check'->>'id')::uuid, (v.p->>'incident_id')::uuid, (v.p->>'occurred_at')::timestamptz,
-              v.p || jsonb_build_object('opened_at', to_char(i.opened_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-       FROM jsonb_array_elements($1::jsonb) AS v(p) JOIN monitor_incidents i ON i.id = (v.p->>'incident_id')::uuid
-       ON CONFLICT (incident_id, type) DO NOTHING`, [JSON.stringify(outbox)])
-  }
+  await insertOutbox(tx, outbox)
+}
+
+/**
+ * Outbox rows of a check's or a collector's incidents (check_id null for a collector's).
+ * One row per incident and type, whatever happens: the unique key makes a replay a no-op.
+ * `opened_at` comes from the incident row (a deferred or closing notice is later than the opening).
+ */
+export async function insertOutbox(tx: Sql, payloads: readonly OutboxPayload[]): Promise<void> {
+  if (payloads.length === 0) return
+  await tx.query(
+    `INSERT INTO monitor_outbox (event_id, type, workspace_id, resource_id, check_id, incident_id, occurred_at, payload)
+     SELECT (v.p->>'event_id')::uuid, v.p->>'type', (v.p->>'workspace_id')::uuid, (v.p->>'resource_id')::uuid,
+            (v.p->'check'->>'id')::uuid, (v.p->>'incident_id')::uuid, (v.p->>'occurred_at')::timestamptz,
+            v.p || jsonb_build_object('opened_at', to_char(i.opened_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+     FROM jsonb_array_elements($1::jsonb) AS v(p) JOIN monitor_incidents i ON i.id = (v.p->>'incident_id')::uuid
+     ON CONFLICT (incident_id, type) DO NOTHING`, [JSON.stringify(payloads)])
 }

@@ -37,8 +37,8 @@ export const severityOf = (p: OutboxPayload): 'critical' | 'warning' => (p.check
 /** What the incident is about, for people: `check "api port" (tcp, critical)` or `collector "dc-1"`. */
 export function subjectOf(p: OutboxPayload): { short: string; long: string } {
   if (p.check === null) {
-    const name = p.source?.name ?? p.source?.id ?? 'unknown'
-    return { short: `collector ${name}`, long: `collector "${name}" stopped reporting (its checks are unknown)` }
+    const name = JSON.stringify(p.source?.name ?? p.source?.id ?? 'unknown')
+    return { short: `collector ${name}`, long: `collector ${name} stopped reporting (its checks are unknown)` }
   }
   return { short: p.check.name, long: `check "${p.check.name}" (${p.check.kind}, ${severityOf(p)})` }
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { OutboxPayload } from '../../monitor/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { NotFoundError } from '../../core/index.ts'
-import { severityOf } from '../alerts/messages.ts'
+import { severityOf, subjectOf } from '../alerts/messages.ts'
 
 /** Largest page of notifications a read returns. */
 export const NOTIFICATIONS_MAX_LIMIT = 50
@@ -72,9 +72,8 @@ export function toView(n: NotificationRow): NotificationView {
 export async function insertIncidentNotification(tx: Sql, p: OutboxPayload, resourceName: string): Promise<void> {
   const opened = p.type === 'incident.opened'
   const c = p.check
-  const collector = JSON.stringify(p.source?.name ?? p.source?.id ?? '')
   const title = c === null
-    ? (opened ? `${resourceName}: collector ${collector} is offline` : `${resourceName}: collector ${collector} is no longer offline`)
+    ? `${resourceName}: ${subjectOf(p).short} ${opened ? 'is offline' : 'is no longer offline'}`
     : (opened ? `${resourceName} is down` : `${resourceName} recovered`)
   const body = c === null
     ? (opened ? `${p.reason}. Its checks are unknown until it reports again.` : `${p.reason}; the incident opened at ${p.opened_at}.`)

@@ -1,12 +1,13 @@
 // Outbox rows for a collector's offline incident, so that alert routing sends it as it
 // sends a check's: `incident.opened` when the collector is declared silent,
 // `incident.closed` when it reports again or is revoked. Same table and payload schema
-// as the writer's rows, with `check` null and `source` set; written in the transaction
-// that opens or closes the incident, and the (incident, type) key makes a replay a no-op.
+// as the writer's rows (insertOutbox), with `check` null and `source` set; written in the
+// transaction that opens or closes the incident.
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../core/index.ts'
 import { PROBE_REASONS } from '../errors.ts'
-import type { OutboxPayload } from '../writer.ts'
+import { iso } from '../rows.ts'
+import { insertOutbox, type OutboxPayload } from '../writer.ts'
 
 interface SourceIncident {
   id: string
@@ -14,13 +15,10 @@ interface SourceIncident {
   resource_id: string
   source_id: string
   name: string
-  opened_at: Date
   closed_at: Date | null
   open_reason: string
   close_reason: string | null
 }
-
-const iso = (d: Date | number) => new Date(d).toISOString()
 
 /** Writes one outbox row of `type` for each of the collector incidents named. */
 export async function writeSourceIncidentEvents(
@@ -28,26 +26,23 @@ export async function writeSourceIncidentEvents(
 ): Promise<void> {
   if (incidentIds.length === 0) return
   const r = await tx.query<SourceIncident>(
-    `SELECT i.id, i.workspace_id, i.resource_id, s.id AS source_id, s.name, i.opened_at, i.closed_at, i.open_reason, i.close_reason
+    `SELECT i.id, i.workspace_id, i.resource_id, s.id AS source_id, s.name, i.closed_at, i.open_reason, i.close_reason
      FROM monitor_incidents i JOIN monitor_sources s ON s.id = i.source_id
      WHERE i.id = ANY($1::uuid[]) AND i.kind = 'collector_offline'`, [incidentIds])
   const opened = type === 'incident.opened'
+  const occurredAt = new Date(at).toISOString()
   const payloads: OutboxPayload[] = r.rows.map((i) => ({
-    schema_version: 1, event_id: randomUUID(), type, occurred_at: iso(at),
+    schema_version: 1, event_id: randomUUID(), type, occurred_at: occurredAt,
     workspace_id: i.workspace_id, resource_id: i.resource_id, incident_id: i.id,
     check: null, source: { id: i.source_id, name: i.name },
     // The collector's reporting: silent is unknown, reporting again is healthy (its checks still need two observations each).
     health: opened ? 'unknown' : 'healthy', previous_health: opened ? 'healthy' : 'unknown',
     reason: opened ? i.open_reason : (i.close_reason ?? 'closed'), code: PROBE_REASONS.collectorSilent, latency_ms: null,
-    opened_at: iso(i.opened_at), closed_at: i.closed_at === null ? null : iso(i.closed_at),
+    // opened_at is set from the incident row by insertOutbox.
+    opened_at: occurredAt, closed_at: iso(i.closed_at),
   }))
   if (payloads.length === 0) return
-  await tx.query(
-    `INSERT INTO monitor_outbox (event_id, type, workspace_id, resource_id, check_id, incident_id, occurred_at, payload)
-     SELECT (v.p->>'event_id')::uuid, v.p->>'type', (v.p->>'workspace_id')::uuid, (v.p->>'resource_id')::uuid, NULL,
-            (v.p->>'incident_id')::uuid, (v.p->>'occurred_at')::timestamptz, v.p
-     FROM jsonb_array_elements($1::jsonb) AS v(p)
-     ON CONFLICT (incident_id, type) DO NOTHING`, [JSON.stringify(payloads)])
+  await insertOutbox(tx, payloads)
   await tx.query(
     `UPDATE monitor_incidents SET ${opened ? 'notified_open' : 'notified_close'} = true WHERE id = ANY($1::uuid[])`,
     [payloads.map((p) => p.incident_id)])
