@@ -11,13 +11,17 @@
 // V8's optimizing tier for PGlite's WebAssembly stays on: keeping it in the
 // baseline compiler (--liftoff-only, once part of this) saved ~20 MiB here but
 // halved the embedded database's throughput (bench/projects: 919 against 489
-// list requests/s).
+// list requests/s). Its JS-to-wasm wrappers are not tiered up
+// (--wasm-wrapper-tiering-budget, as in the tests): Node 24 can abort freeing
+// tiered wrappers when PGlite closes (nodejs/node#64500), and a server closes
+// its PGlite at every stop.
 // LOOKOUT_LEAN_RUNTIME=0 turns it off. process.execve keeps the pid, so
 // supervisors and pid files see one process.
 const MARK = 'LOOKOUT_LEAN_RUNTIME'
 const COMMANDS = new Set(['serve', 'desktop'])
 /** The value the restarted process carries, so that it does not restart again. */
 const APPLIED = 'applied'
+const WRAPPER_BUDGET = '--wasm-wrapper-tiering-budget'
 
 /** Whether this start should re-execute itself lean (Linux, a long-running command, not done or refused yet). */
 export function wantsLeanRestart(argv: readonly string[], env: NodeJS.ProcessEnv, platform: string = process.platform): boolean {
@@ -30,8 +34,9 @@ export function leanRestart(argv: readonly string[]): void {
   const env: NodeJS.ProcessEnv = { ...process.env, [MARK]: APPLIED }
   env.MALLOC_ARENA_MAX ??= '2'
   env.MALLOC_MMAP_THRESHOLD_ ??= '131072'
+  const flags = process.execArgv.some((a) => a.startsWith(WRAPPER_BUDGET)) ? process.execArgv : [...process.execArgv, `${WRAPPER_BUDGET}=2147483647`]
   try {
-    process.execve?.(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env)
+    process.execve?.(process.execPath, [process.execPath, ...flags, ...process.argv.slice(1)], env)
   } catch {
     // Refused (a sandbox without execve, a moved binary): run as started, with the default footprint.
   }

@@ -40,6 +40,7 @@ t.test('lookout serve runs lean under the pid it was started with', async (t) =>
   const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0')
   const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0')
   t.notOk(cmdline.includes('--liftoff-only'), 'PGlite keeps V8\'s optimizing tier')
+  t.ok(cmdline.includes('--wasm-wrapper-tiering-budget=2147483647'), 'but not tiered-up wasm wrappers (nodejs/node#64500)')
   t.equal(cmdline.filter((a) => a === 'serve').length, 1, 'the same command, once')
   t.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'two malloc arenas')
   t.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), 'large blocks mapped, returned on free')
