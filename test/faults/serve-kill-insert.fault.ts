@@ -115,7 +115,11 @@ async function scenario(t: Test, group: boolean): Promise<void> {
   }
 
   // The last restart: the senders' retries get in, and the backlog loads.
-  const proc = await startServe(env)
+  const lastLines: string[] = []
+  const proc = await startServe(env, (line) => {
+    lastLines.push(line)
+    if (lastLines.length > 30) lastLines.shift()
+  })
   current = proc
   url = proc.url
   sender.phase = 'after'
@@ -124,20 +128,37 @@ async function scenario(t: Test, group: boolean): Promise<void> {
   // Loaded: the loader consumer has nothing left to deliver and nothing unacknowledged.
   let backlog: (number | null)[] = []
   // Up to two minutes: on a loaded 2-core machine the restarted loader looks every message up first.
+  // Stuck unacknowledged messages (below) end the wait once unchanged for 3 acknowledgement waits.
+  let sameSince = 0
   for (let i = 0; i < 240; i++) {
+    const before = backlog[1]
     backlog = [await metric(url, 'lookout_jetstream_consumer_pending'), await metric(url, 'lookout_jetstream_consumer_ack_pending')]
     if (backlog[0] === 0 && backlog[1] === 0) break
+    if (backlog[0] !== 0 || backlog[1] !== before) sameSince = i
+    else if (i - sameSince >= 60) break
     await sleep(500)
   }
   const streamHeld = await metric(url, 'lookout_jetstream_stream_messages')
   t.comment(`consumer after the last run: pending ${backlog[0]}, unacknowledged ${backlog[1]}`)
-  t.same(backlog, [0, 0], 'the last run loaded the whole backlog (consumer: nothing pending, nothing unacknowledged)')
+  if (backlog[0] !== 0 || backlog[1] !== 0) {
+    // What the loader was doing, for whoever reads a failure.
+    const names = ['lookout_loader_batches_total', 'lookout_loader_insert_errors_total', 'lookout_loader_fetch_errors_total',
+      'lookout_loader_last_batch_rows', 'lookout_jetstream_consumer_redelivered']
+    const values = await Promise.all(names.map((n) => metric(url, n)))
+    t.comment(`loader: ${names.map((n, i) => `${n} ${values[i]}`).join(', ')}\nlast stderr lines:\n${lastLines.join('\n')}`)
+  }
+  // Unacknowledged messages left over are only printed: nats-server 2.9.10 restarted after
+  // a kill can keep stored, acknowledged and removed messages "unacknowledged" for good, and
+  // never hand them out again (README, "Durability"; one run in five here). Whether the
+  // last run loaded everything is proved below, by a count with no loader running.
+  t.equal(backlog[0], 0, 'the last run was delivered the whole backlog (consumer: nothing pending)')
   const skipped = await metric(url, 'lookout_loader_duplicates_skipped_total')
   t.equal(await proc.stop(), '0', 'the last run drains and exits 0')
   current = null
 
-  // Counted directly in ClickHouse (chdb on the data directory, the server stopped).
-  const lk = await startTestLookout({ dataDir })
+  // Counted directly in ClickHouse (chdb on the data directory, the server stopped),
+  // with no loader: what the last run did not load stays in JetStream and counts as lost.
+  const lk = await startTestLookout({ dataDir, roles: ['api'] })
   t.teardown(() => lk.stop())
   const rep = await ledger.report(lk.lookout.store, rid)
   const ids = await lk.lookout.store.query<{ n: string; ids: string }>(
