@@ -8,6 +8,7 @@ import {
 import { headers, type MsgHdrs } from '@nats-io/transport-node'
 import pRetry from 'p-retry'
 import { BrokerUnavailableError, IngestOverloadedError } from './errors.ts'
+import { resetLeftBooks, type ConsumerReset } from './consumer-books.ts'
 import { InvalidOptionError } from '../core/index.ts'
 import type { BrokerObserver } from './observer.ts'
 
@@ -68,6 +69,12 @@ export interface BrokerOptions {
    * replicas). Default 60 s.
    */
   setupTimeoutMs?: number
+  /**
+   * The servers were started for this broker alone, just now (the managed
+   * nats-server): no other client can hold deliveries, so consumer books a
+   * previous life left are set straight at start (consumer-books.ts).
+   */
+  soleClient?: boolean
   name?: string
 }
 
@@ -90,6 +97,8 @@ export class Broker {
   #js: JetStreamClient | null = null
   #jsm: JetStreamManager | null = null
   #consumerNc: NatsConnection | null = null
+  /** What start() found and set straight in the loader consumer's books (soleClient), or null. */
+  consumerReset: ConsumerReset | null = null
 
   constructor(options: BrokerOptions) {
     const replicas = options.replicas ?? BROKER_DEFAULTS.replicas
@@ -107,6 +116,7 @@ export class Broker {
       duplicateWindowMs: options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS,
       publishTimeoutMs: options.publishTimeoutMs ?? 10_000,
       setupTimeoutMs: options.setupTimeoutMs ?? 60_000,
+      soleClient: options.soleClient ?? false,
       observer: options.observer,
     }
     this.#name = options.name ?? 'lookout'
@@ -193,20 +203,23 @@ export class Broker {
         await jsm.streams.add(cfg)
       }
     }
+    const consumer = {
+      durable_name: this.consumerName,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: ACK_WAIT_MS * MS,
+      max_ack_pending: 20_000,
+      max_deliver: -1,
+    }
     try {
       const ci = await jsm.consumers.info(this.stream, this.consumerName)
       if (ci.config.ack_wait !== ACK_WAIT_MS * MS) await jsm.consumers.update(this.stream, this.consumerName, { ack_wait: ACK_WAIT_MS * MS })
     } catch (err) {
       if (!isNotFound(err)) throw err
-      await jsm.consumers.add(this.stream, {
-        durable_name: this.consumerName,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: ACK_WAIT_MS * MS,
-        max_ack_pending: 20_000,
-        max_deliver: -1,
-      })
+      await jsm.consumers.add(this.stream, consumer)
+      return
     }
+    if (this.#opts.soleClient) this.consumerReset = await resetLeftBooks(jsm, this.stream, consumer)
   }
 
   /**

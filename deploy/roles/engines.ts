@@ -37,10 +37,14 @@ export async function startEngines(
     replicas: config.natsReplicas,
     maxBytes: config.streamMaxBytes,
     duplicateWindowMs: config.duplicateWindowMs,
+    soleClient: nats !== null,
   })
   // Registered before start: a start that fails half-way must not leave a reconnecting connection behind.
   cleanups.add(() => broker.close())
   await broker.start()
+  if (broker.consumerReset !== null) {
+    log?.warn(broker.consumerReset, 'the loader consumer was recreated: its books disagreed with the stream after a crash (every message held is checked against ClickHouse before it loads)')
+  }
   metrics.watchBroker(broker)
 
   if (config.clickhouseUrl === undefined) mkdirSync(join(config.dataDir, 'clickhouse'), { recursive: true })
