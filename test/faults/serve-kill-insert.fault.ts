@@ -8,8 +8,10 @@
 // alone, and the next start takes it over. After a last restart has loaded
 // the backlog, every acknowledged event is stored exactly once.
 // LOOKOUT_TEST_SERVE_KILL=group also runs the same rounds killing the process
-// group, nats-server with the server: with Debian's nats-server 2.9.10 that
-// is not exactly-once (README, "Durability"), so it is not part of the suite.
+// group, nats-server with the server: with Debian's nats-server 2.9.10 that was
+// not exactly-once in 3 of 5 runs before the loader's lookups and the consumer
+// reset, and 5 runs since are too few to tell (README, "Durability"), so it is
+// not part of the suite.
 // Events carry a sender timestamp: a retry is then the same event whatever the
 // request identity makes of timestamp-less events.
 import t, { type Test } from 'tap'
@@ -185,5 +187,5 @@ async function scenario(t: Test, group: boolean): Promise<void> {
 t.test('kill -9 of lookout serve inside a loader insert, 5 times: every acknowledged event stored exactly once', (t) => scenario(t, false))
 
 t.test('kill -9 of lookout serve and its nats-server inside a loader insert, 5 times', {
-  skip: process.env.LOOKOUT_TEST_SERVE_KILL === 'group' ? false : 'nats-server 2.9.10 killed with -9 under load can strand or repeat messages (README, "Durability"); LOOKOUT_TEST_SERVE_KILL=group runs it',
+  skip: process.env.LOOKOUT_TEST_SERVE_KILL === 'group' ? false : 'nats-server 2.9.10 killed with -9 under load repeated messages in 3 of 5 runs once; too few runs since to tell (README, "Durability"); LOOKOUT_TEST_SERVE_KILL=group runs it',
 }, (t) => scenario(t, true))
