@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node'
 import type { NatsConnection } from '@nats-io/transport-node'
 import {
   AckPolicy, DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager, RetentionPolicy, StorageType,
-  type Consumer, type JetStreamClient, type JetStreamManager, type PubAck,
+  type Consumer, type ConsumerInfo, type JetStreamClient, type JetStreamManager, type PubAck,
 } from '@nats-io/jetstream'
 import { headers, type MsgHdrs } from '@nats-io/transport-node'
 import pRetry from 'p-retry'
@@ -211,15 +211,16 @@ export class Broker {
       max_ack_pending: 20_000,
       max_deliver: -1,
     }
+    let ci: ConsumerInfo
     try {
-      const ci = await jsm.consumers.info(this.stream, this.consumerName)
+      ci = await jsm.consumers.info(this.stream, this.consumerName)
       if (ci.config.ack_wait !== ACK_WAIT_MS * MS) await jsm.consumers.update(this.stream, this.consumerName, { ack_wait: ACK_WAIT_MS * MS })
     } catch (err) {
       if (!isNotFound(err)) throw err
       await jsm.consumers.add(this.stream, consumer)
       return
     }
-    if (this.#opts.soleClient) this.consumerReset = await resetLeftBooks(jsm, this.stream, consumer)
+    if (this.#opts.soleClient) this.consumerReset = await resetLeftBooks(jsm, this.stream, consumer, ci)
   }
 
   /**

@@ -29,10 +29,14 @@ export function leftBooks(stream: StreamInfo, consumer: ConsumerInfo): ConsumerR
   return unacknowledged === 0 && stranded === 0 ? null : { unacknowledged, stranded }
 }
 
-/** Recreates the consumer (same name and configuration) when a previous life left books; returns what it found. */
-export async function resetLeftBooks(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<ConsumerReset | null> {
-  const [si, ci] = await Promise.all([jsm.streams.info(stream), jsm.consumers.info(stream, config.durable_name)])
-  const left = leftBooks(si, ci)
+/**
+ * Recreates the consumer (same name and configuration) when a previous life left
+ * books; `consumer` is its info as the broker read it at start. Returns what it found.
+ */
+export async function resetLeftBooks(
+  jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, consumer: ConsumerInfo,
+): Promise<ConsumerReset | null> {
+  const left = leftBooks(await jsm.streams.info(stream), consumer)
   if (left === null) return null
   await jsm.consumers.delete(stream, config.durable_name)
   await jsm.consumers.add(stream, config)
