@@ -33,6 +33,27 @@ export function processCpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds of a process, of its children that ended (cutime and cstime: a PostgreSQL server
+ * forks a backend per connection and waits for it), and of its live children.
+ */
+export function treeCpu(pid: number): number {
+  let total = Number.NaN
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    // utime, stime, cutime, cstime are fields 14-17 of the line: 12-15 after the name.
+    total = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / clockTicks()
+  } catch {
+    return Number.NaN
+  }
+  try {
+    for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)) if (c !== '') total += processCpuSeconds(Number(c)) || 0
+  } catch {
+    // gone
+  }
+  return total
+}
+
 /** Resident set size in bytes (VmRSS), or NaN when the process is gone. */
 export function processRss(pid: number): number {
   try {

@@ -2,11 +2,10 @@
 // housekeeping rounds and result writes take and how far they hold up the
 // event loop, the CPU of a process tree from /proc, and an optional CPU
 // profile of the measured window only.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { PerformanceObserver } from 'node:perf_hooks'
 import type { PhaseHook } from '../../monitor/index.ts'
-import { clockTicks, processCpuSeconds } from '../lib/procstat.ts'
 
 export interface PhaseFigures {
   count: number
@@ -137,27 +136,6 @@ export class PhaseMeter {
       blockCpuMaxMs: this.#blockCpuMax.get(phase) ?? 0,
     }
   }
-}
-
-/**
- * CPU seconds of a process, of its children that ended (cutime and cstime: a PostgreSQL server
- * forks a backend per connection and waits for it), and of its live children.
- */
-export function treeCpu(pid: number): number {
-  let total = Number.NaN
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    // utime, stime, cutime, cstime are fields 14-17 of the line: 12-15 after the name.
-    total = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / clockTicks()
-  } catch {
-    return Number.NaN
-  }
-  try {
-    for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)) if (c !== '') total += processCpuSeconds(Number(c)) || 0
-  } catch {
-    // gone
-  }
-  return total
 }
 
 /** Starts a CPU profile of this process (BENCH_PROFILE=path); returns the function that stops and writes it. */

@@ -11,7 +11,8 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createRunners, Monitor, type Kind, type ProbeTarget } from '../../monitor/index.ts'
 import { mib, rssSampler, summarize, type Summary } from '../lib/stats.ts'
-import { PhaseMeter, profile, treeCpu, type PhaseFigures } from './measure.ts'
+import { PhaseMeter, profile, type PhaseFigures } from './measure.ts'
+import { treeCpu } from '../lib/procstat.ts'
 import { configs, createChecks, kindOf, openBenchDb, type BenchDb, type DbKind, type Mix, type Targets } from './setup.ts'
 
 const env = (name: string, dflt: number) => (process.env[name] === undefined ? dflt : Number(process.env[name]))

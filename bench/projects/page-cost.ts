@@ -2,20 +2,14 @@
 // (projectStore.itemPageQuery), executed N times on one connection as a named
 // prepared statement, with that backend's CPU read from /proc before and after.
 // Also prints each combination's plan. See README.md ("Page cost").
-import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { openPostgres } from '../../core/index.ts'
 import { projectStore } from '../../workspace/index.ts'
 import { startTestPostgres } from '../../test/helpers/postgres.ts'
 import { listCases, seed } from './seed.ts'
+import { processCpuSeconds } from '../lib/procstat.ts'
 
 const N = Number(process.env.BENCH_PAGES ?? 2000)
-
-function cpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(f[11]) + Number(f[12])) / 100
-}
 
 const server = await startTestPostgres()
 try {
@@ -34,10 +28,10 @@ try {
     const name = `pc_${c.query.length}_${total}`
     const run = () => client.query({ name, text: q.text, values: q.values })
     for (let i = 0; i < 20; i++) await run()
-    const c0 = cpuOf(pid)
+    const c0 = processCpuSeconds(pid)
     let rows = 0
     for (let i = 0; i < N; i++) rows = (await run()).rowCount ?? 0
-    const us = ((cpuOf(pid) - c0) * 1e6) / N
+    const us = ((processCpuSeconds(pid) - c0) * 1e6) / N
     total += us
     const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}(${q.values.map((v) => `'${Array.isArray(v) ? `{${v.join(',')}}` : String(v)}'`).join(', ')})`)
       .catch(async () => client.query({ text: `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${q.text}`, values: q.values }))

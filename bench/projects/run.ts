@@ -6,13 +6,14 @@
 // baseline the API's figures are divided by. See README.md.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import { createWorkspace, projectStore, type ProjectCtx } from '../../workspace/index.ts'
 import { openPglite, openPostgres, type Database } from '../../core/index.ts'
 import { percentile } from '../lib/stats.ts'
+import { processCpuSeconds, treeCpu } from '../lib/procstat.ts'
 import { listCases, seed } from './seed.ts'
 import { postgresAvailable, startTestPostgres, type TestPostgres } from '../../test/helpers/postgres.ts'
 
@@ -24,24 +25,6 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',')
 const FEW = Number(process.env.BENCH_FEW_CONNECTIONS ?? 4)
 const SCENARIOS = ['list', `list@${FEW}`, 'update', 'create'] as const
 
-/** utime + stime of a process in seconds (Linux /proc; NaN when unreadable). */
-function cpuOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12])) / 100
-  } catch {
-    return Number.NaN
-  }
-}
-
-/** CPU seconds of a process's ended (and waited-for) children: cutime + cstime. */
-function childrenCpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(f[13]) + Number(f[14])) / 100
-}
-
 /**
  * CPU seconds of a PostgreSQL server: the postmaster, its live backends, and the
  * backends that ended (a pool closing idle connections mid-run would otherwise
@@ -49,18 +32,7 @@ function childrenCpuOf(pid: number): number {
  */
 function postgresCpu(pg: TestPostgres | null): number {
   if (pg === null) return 0
-  const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
-  let sum = cpuOf(postmaster) + childrenCpuOf(postmaster)
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) sum += cpuOf(Number(d))
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return sum
+  return treeCpu(Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]))
 }
 
 /** CPU spent per request by each process involved, in microseconds. */
@@ -108,10 +80,10 @@ interface Background {
 const NO_BACKGROUND: Background = { server: 0, database: 0 }
 
 async function background(serverPid: number, pg: TestPostgres | null, seconds = 5): Promise<Background> {
-  const s0 = cpuOf(serverPid)
+  const s0 = processCpuSeconds(serverPid)
   const d0 = postgresCpu(pg)
   await new Promise((r) => setTimeout(r, seconds * 1000))
-  return { server: (cpuOf(serverPid) - s0) / seconds, database: (postgresCpu(pg) - d0) / seconds }
+  return { server: (processCpuSeconds(serverPid) - s0) / seconds, database: (postgresCpu(pg) - d0) / seconds }
 }
 
 /**
@@ -119,14 +91,14 @@ async function background(serverPid: number, pg: TestPostgres | null, seconds = 
  * measured while idle is taken out, so the split is the requests' own cost.
  */
 async function measured(serverPid: number | null, pg: TestPostgres | null, run: () => Promise<Figures>, bg: Background = NO_BACKGROUND): Promise<Figures> {
-  const s0 = serverPid === null ? 0 : cpuOf(serverPid)
+  const s0 = serverPid === null ? 0 : processCpuSeconds(serverPid)
   const d0 = postgresCpu(pg)
   const c0 = process.cpuUsage()
   const fig = await run()
   const c1 = process.cpuUsage(c0)
   const per = (sec: number) => (Math.max(0, sec) * 1e6) / Math.max(1, fig.requests)
   fig.cpu = {
-    server: serverPid === null ? 0 : per(cpuOf(serverPid) - s0 - bg.server * fig.seconds),
+    server: serverPid === null ? 0 : per(processCpuSeconds(serverPid) - s0 - bg.server * fig.seconds),
     database: per(postgresCpu(pg) - d0 - bg.database * fig.seconds),
     driver: per((c1.user + c1.system) / 1e6),
   }
