@@ -23,9 +23,9 @@ try {
   console.log('| filters | µs of backend CPU per page | rows | plan |')
   console.log('| --- | ---: | ---: | --- |')
   let total = 0
-  for (const c of listCases(w)) {
+  for (const [k, c] of listCases(w).entries()) {
     const q = projectStore.itemPageQuery(w.workspaceId, ['task'], c.filters, true, 50, null)
-    const name = `pc_${c.query.length}_${total}`
+    const name = `pc_${k}`
     const run = () => client.query({ name, text: q.text, values: q.values })
     for (let i = 0; i < 20; i++) await run()
     const c0 = processCpuSeconds(pid)
@@ -33,8 +33,9 @@ try {
     for (let i = 0; i < N; i++) rows = (await run()).rowCount ?? 0
     const us = ((processCpuSeconds(pid) - c0) * 1e6) / N
     total += us
-    const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}(${q.values.map((v) => `'${Array.isArray(v) ? `{${v.join(',')}}` : String(v)}'`).join(', ')})`)
-      .catch(async () => client.query({ text: `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${q.text}`, values: q.values }))
+    const args = q.values.length === 0 ? '' : `(${q.values.map((v) => `'${Array.isArray(v) ? `{${v.join(',')}}` : String(v)}'`).join(', ')})`
+    // EXPLAIN EXECUTE shows the plan the named statement keeps: `$n` in it means the generic one.
+    const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}${args}`)
     const lines = plan.rows.map((r: Record<string, string>) => Object.values(r)[0]).filter((l) => !/Planning|Execution/.test(l as string))
     console.log(`| ${c.query} | ${us.toFixed(0)} | ${rows} | ${lines.map((l) => (l as string).trim()).join(' / ')} |`)
   }

@@ -4,6 +4,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { key, projectApi, settle } from './project-helpers.ts'
+import { projectStore } from '../../../workspace/index.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -249,4 +250,25 @@ t.test('project overview, assignees: counts over the filtered tasks', async (t) 
   t.ok(p2.body.items[0].user_id > p1.body.items[0].user_id, 'assignees page by user id')
   t.same((await lk.req('GET', `${P}/project/assignees?assignee_id=2`)).body.items.map((m: { user_id: number }) => m.user_id), [2])
   void key
+})
+
+t.test('page texts: closed-set values and the workspace are literals, everything else a parameter', async (t) => {
+  const ws = randomUUID()
+  const text = (f: Parameters<typeof projectStore.itemPageQuery>[2], limit = 50) => projectStore.itemPageQuery(ws, ['task'], f, true, limit, null)
+  const q = text({ state: 'in_progress', priority: 'high', kind: 'service_ticket', assignee_id: 2 })
+  t.match(q.text, `workspace_id = '${ws}'::uuid`)
+  t.match(q.text, /item_type = 'task' .* state = 'in_progress' .* priority = 'high' .* kind = 'service_ticket'/)
+  t.match(q.text, /assignee = \$1::integer .* LIMIT 51$/)
+  t.same(q.values, [2], 'the assignee is the one parameter')
+  // The state filter is free text in the contract: a value outside the model is bound, never written.
+  const odd = text({ state: "x' OR true --" })
+  t.notMatch(odd.text, /OR true/)
+  t.same(odd.values, ["x' OR true --"])
+  t.same((await lk.req('GET', `${P}/tasks?state=${encodeURIComponent("x' OR true --")}`)).body.items, [], 'and matches nothing')
+  t.same([1, 10, 11, 25, 37, 50, 51, 100].map((n) => /LIMIT (\d+)$/.exec(text({}, n).text)?.[1]), ['11', '11', '26', '26', '51', '51', '101', '101'], 'a page fetches the smallest size that covers it')
+  t.match(text({}, 500).text, /LIMIT \$\d+::integer$/, 'beyond the sizes the limit is a parameter')
+  t.match(text({ due_before: '2026-07-10' }).text, /due_on < \$1::date .* LIMIT \$2::integer$/, 'a due-date page keeps its LIMIT a parameter')
+  const one = await lk.req('GET', `${P}/tasks?board_id=${board.id}&limit=${live.length}`)
+  t.equal(one.body.next_cursor, null)
+  t.same(one.body.items.map((x: { id: string }) => x.id), await all('tasks', ''), `one page of ${live.length} (fetching 26) and pages of 7 (fetching 11) agree`)
 })

@@ -5,6 +5,8 @@ import type { Sql } from '../../../core/index.ts'
 import { ACTIVITY_COLS, toActivity, type ActivityRow, type ActivityView } from './activity.ts'
 import { COMMENT_COLS, toComment, type CommentRow, type CommentView } from './comments.ts'
 import type { ItemType, ItemView } from './items.ts'
+import { PRIORITIES, TASK_KINDS } from '../schemas/fields.ts'
+import { WORK_STATE_VALUES } from '../state-model.ts'
 
 export interface ItemFilters {
   board_id?: string
@@ -43,7 +45,27 @@ export class Params {
     this.values.push(v)
     return `$${this.values.length}${cast === '' ? '' : `::${cast}`}`
   }
+
+  /**
+   * A value of a closed set (or the caller's workspace id) written into the text.
+   * A page statement's plan is kept per text: with these as literals, the planner's
+   * one generic plan knows the workspace's share of rows and which partial index a
+   * kind or state can use, so PostgreSQL keeps it instead of planning every call
+   * (bench/projects README, "Plans kept"). Anything outside the set stays a parameter.
+   */
+  known(v: string, set: ReadonlySet<string> | RegExp, cast = ''): string {
+    const closed = set instanceof RegExp ? set.test(v) : set.has(v)
+    return closed ? `'${v}'${cast === '' ? '' : `::${cast}`}` : this.add(v, cast)
+  }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const ITEM_TYPES: ReadonlySet<string> = new Set<ItemType>(['task', 'note', 'deliverable'])
+const PRIORITY_SET: ReadonlySet<string> = new Set(PRIORITIES)
+const KIND_SET: ReadonlySet<string> = new Set(TASK_KINDS)
+const STATE_SET: ReadonlySet<string> = new Set(WORK_STATE_VALUES)
+/** LIMIT values written into page texts: a page fetches the smallest that covers it, so odd page sizes add no texts. */
+const FETCH_SIZES = [11, 26, 51, 101] as const
 
 /**
  * Conditions of the filter set over project_items (alias-free). `archived` and
@@ -51,8 +73,9 @@ export class Params {
  * records only, true only archived / only deleted ones.
  */
 export function itemConditions(workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, p: Params): string[] {
-  const w: string[] = [`workspace_id = ${p.add(workspaceId, 'uuid')}`]
-  w.push(itemTypes.length === 1 ? `item_type = ${p.add(itemTypes[0])}` : `item_type = ANY(${p.add(itemTypes, 'text[]')})`)
+  const w: string[] = [`workspace_id = ${p.known(workspaceId, UUID, 'uuid')}`]
+  const oneType = itemTypes.length === 1 ? itemTypes[0] : undefined
+  w.push(oneType !== undefined ? `item_type = ${p.known(oneType, ITEM_TYPES)}` : `item_type = ANY(${p.add(itemTypes, 'text[]')})`)
   w.push(f.deleted === true ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL')
   w.push(f.archived === true ? 'archived_at IS NOT NULL' : 'archived_at IS NULL')
   if (!seesInternal && itemTypes.includes('note')) w.push(`visibility IS DISTINCT FROM 'internal'`)
@@ -61,7 +84,7 @@ export function itemConditions(workspaceId: string, itemTypes: readonly ItemType
     const q = p.add(likePattern(f.q))
     w.push(`(title ILIKE ${q} OR description ILIKE ${q} OR body ILIKE ${q})`)
   }
-  if (f.state !== undefined) w.push(`state = ${p.add(f.state)}`)
+  if (f.state !== undefined) w.push(`state = ${p.known(f.state, STATE_SET)}`)
   if (f.status_id !== undefined) w.push(`status_id = ${p.add(f.status_id, 'uuid')}`)
   if (f.type_ids !== undefined && f.type_ids.length > 0) w.push(`type_id = ANY(${p.add(f.type_ids, 'uuid[]')})`)
   if (f.label_ids !== undefined && f.label_ids.length > 0) w.push(`label_ids && ${p.add(f.label_ids, 'uuid[]')}`)
@@ -69,10 +92,10 @@ export function itemConditions(workspaceId: string, itemTypes: readonly ItemType
   const person = itemTypes.length === 1 && itemTypes[0] === 'deliverable' ? 'owner' : 'assignee'
   if (f.assignee_id !== undefined) w.push(`${person} = ${p.add(f.assignee_id, 'integer')}`)
   if (f.unassigned === true) w.push(`${person} IS NULL`)
-  if (f.priority !== undefined) w.push(`priority = ${p.add(f.priority)}`)
+  if (f.priority !== undefined) w.push(`priority = ${p.known(f.priority, PRIORITY_SET)}`)
   if (f.due_before !== undefined) w.push(`due_on < ${p.add(f.due_before, 'date')}`)
   if (f.due_after !== undefined) w.push(`due_on > ${p.add(f.due_after, 'date')}`)
-  if (f.kind !== undefined) w.push(`kind = ${p.add(f.kind)}`)
+  if (f.kind !== undefined) w.push(`kind = ${p.known(f.kind, KIND_SET)}`)
   if (f.deliverable_id !== undefined) w.push(`deliverable = ${p.add(f.deliverable_id, 'uuid')}`)
   return w
 }
@@ -82,8 +105,14 @@ export function itemPageQuery(workspaceId: string, itemTypes: readonly ItemType[
   const p = new Params()
   const w = itemConditions(workspaceId, itemTypes, f, seesInternal, p)
   if (after !== null) w.push(`seq < ${p.add(after, 'bigint')}`)
+  // A due-date page keeps its LIMIT a parameter: PostgreSQL then finds its generic plan
+  // dearer than planning with the dates, and goes on planning it each call. A kept generic
+  // plan guesses the range's share of rows and reads the newest tasks until the page is
+  // full (360 against 240 µs a page).
+  const dated = f.due_before !== undefined || f.due_after !== undefined
+  const fetch = dated ? undefined : FETCH_SIZES.find((n) => n > limit)
   // The item's list document (list-doc.ts), ready to send: one text column per row.
-  const text = `SELECT seq::text AS seq, list_doc FROM project_items WHERE ${w.join(' AND ')} ORDER BY project_items.seq DESC LIMIT ${p.add(limit + 1, 'integer')}`
+  const text = `SELECT seq::text AS seq, list_doc FROM project_items WHERE ${w.join(' AND ')} ORDER BY project_items.seq DESC LIMIT ${fetch ?? p.add(limit + 1, 'integer')}`
   return { text, values: p.values }
 }
 
@@ -101,7 +130,6 @@ interface DocRow {
 /** A page of items as their JSON texts (each exactly the item's view as the routes send it). */
 export async function listItemDocs(db: Sql, workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, limit: number, after: string | null): Promise<Page<string>> {
   const q = itemPageQuery(workspaceId, itemTypes, f, seesInternal, limit, after)
-  // The filter set makes a few hundred texts at most; each is parsed and planned once per connection.
   const r = await db.query<DocRow>(q.text, q.values, { prepared: true })
   return page(r.rows, limit, (row) => row.list_doc)
 }
