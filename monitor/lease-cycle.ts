@@ -20,8 +20,8 @@ const CHANGES_PAGE = 2_000
 /** Most checks claimed per round (a process starting beside 50,000 free checks takes them over ten rounds). */
 const CLAIM_MAX = 5_000
 const CLAIM_PAGE_EMBEDDED = 500
-/** Checks counted per statement on the embedded database (the fair share's counts): about 10 ms each there. */
-const COUNT_PAGE_EMBEDDED = 5_000
+/** Checks counted per statement on the embedded database (the fair share's counts): 10-12 ms each there (5,000 took 23-29 ms: with a young-generation GC in the same turn, over 50 ms). */
+const COUNT_PAGE_EMBEDDED = 2_000
 /** Leases given back per statement on the embedded database (surplus, and all of them on leaving). */
 const RELEASE_PAGE_EMBEDDED = 1_000
 /** The counts behind the fair share are redone at least this often even when nothing seems to have changed. */
