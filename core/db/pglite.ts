@@ -4,15 +4,17 @@ import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { dropTemplate, readTemplate, saveTemplate } from './pglite-template.ts'
 import { PGLITE_START_PARAMS } from './pglite-settings.ts'
-import type { Database, ListenHandlers, Sql, SqlResult } from './sql.ts'
+import { PreparedTexts } from './pglite-prepared.ts'
+import type { Database, ListenHandlers, QueryOptions, Sql, SqlResult } from './sql.ts'
 
-function wrap(q: { query: PGlite['query']; exec: PGlite['exec'] }): Sql {
+function wrap(q: { query: PGlite['query']; exec: PGlite['exec'] }, prepared: PreparedTexts, inTransaction: boolean): Sql {
   return {
     async exec(text: string): Promise<void> {
       await q.exec(text)
     },
-    async query<T>(text: string, params?: unknown[]): Promise<SqlResult<T>> {
-      const r = await q.query<T>(text, params as unknown[])
+    async query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<SqlResult<T>> {
+      const r = (options?.prepared === true ? await prepared.run<T>(q, text, params ?? [], inTransaction) : undefined)
+        ?? await q.query<T>(text, params as unknown[])
       return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length }
     },
   }
@@ -25,12 +27,13 @@ export interface PgliteOptions {
 
 export async function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<Database> {
   const db = await createPglite(dataDir, options.templateDir)
-  const base = wrap(db)
+  const prepared = new PreparedTexts()
+  const base = wrap(db, prepared, false)
   return {
     embedded: true,
     query: base.query,
     exec: base.exec,
-    transaction: <T>(fn: (tx: Sql) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
+    transaction: <T>(fn: (tx: Sql) => Promise<T>) => db.transaction((tx) => fn(wrap(tx, prepared, true))),
     close: () => db.close(),
     // In this process: a notification cannot be lost between the engine and us.
     async listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {

@@ -9,8 +9,8 @@ export interface SqlResult<T> {
 export interface QueryOptions {
   /**
    * Run as a named prepared statement (a server parses and plans the text once per
-   * connection). For hot statements whose text comes from a small set; the port
-   * bounds how many texts it names. PGlite ignores it.
+   * connection; PGlite through PREPARE and EXECUTE). For hot statements whose text
+   * comes from a small set; the port bounds how many texts it names.
    */
   prepared?: boolean
 }
