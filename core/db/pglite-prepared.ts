@@ -46,8 +46,9 @@ export function executeText(name: string, params: readonly unknown[]): string | 
 
 /**
  * One PGlite's prepared texts. A text is prepared on its first use outside a
- * transaction (a PREPARE made inside one would share its fate), and runs as
- * EXECUTE from then on, inside transactions too.
+ * transaction (inside one, a PREPARE that failed would abort the caller's work),
+ * and runs as EXECUTE from then on, inside transactions too: a prepared
+ * statement outlives the transaction it ran in.
  */
 export class PreparedTexts {
   readonly #ready = new Set<string>()
