@@ -20,7 +20,7 @@ const CHANGES_PAGE = 2_000
 /** Most checks claimed per round (a process starting beside 50,000 free checks takes them over ten rounds). */
 const CLAIM_MAX = 5_000
 const CLAIM_PAGE_EMBEDDED = 500
-/** Checks counted per statement on the embedded database (the fair share's counts): 10-12 ms each there (5,000 took 23-29 ms: with a young-generation GC in the same turn, over 50 ms). */
+/** Checks counted per statement on the embedded database (the fair share's counts). 5,000 took 23-29 ms there, over 50 ms with a young-generation GC in the same turn; 2,000 is about 10-12 ms by proportion (not timed alone). */
 const COUNT_PAGE_EMBEDDED = 2_000
 /** Leases given back per statement on the embedded database (surplus, and all of them on leaving). */
 const RELEASE_PAGE_EMBEDDED = 1_000

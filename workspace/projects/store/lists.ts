@@ -4,7 +4,7 @@
 import type { Sql } from '../../../core/index.ts'
 import { ACTIVITY_COLS, toActivity, type ActivityRow, type ActivityView } from './activity.ts'
 import { COMMENT_COLS, toComment, type CommentRow, type CommentView } from './comments.ts'
-import type { ItemType, ItemView } from './items.ts'
+import { ITEM_TYPES, type ItemType, type ItemView } from './items.ts'
 import { PRIORITIES, TASK_KINDS } from '../schemas/fields.ts'
 import { WORK_STATE_VALUES } from '../state-model.ts'
 
@@ -60,7 +60,7 @@ export class Params {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-const ITEM_TYPES: ReadonlySet<string> = new Set<ItemType>(['task', 'note', 'deliverable'])
+const ITEM_TYPE_SET: ReadonlySet<string> = new Set<string>(Object.values(ITEM_TYPES))
 const PRIORITY_SET: ReadonlySet<string> = new Set(PRIORITIES)
 const KIND_SET: ReadonlySet<string> = new Set(TASK_KINDS)
 const STATE_SET: ReadonlySet<string> = new Set(WORK_STATE_VALUES)
@@ -75,7 +75,7 @@ const FETCH_SIZES = [11, 26, 51, 101] as const
 export function itemConditions(workspaceId: string, itemTypes: readonly ItemType[], f: ItemFilters, seesInternal: boolean, p: Params): string[] {
   const w: string[] = [`workspace_id = ${p.known(workspaceId, UUID, 'uuid')}`]
   const oneType = itemTypes.length === 1 ? itemTypes[0] : undefined
-  w.push(oneType !== undefined ? `item_type = ${p.known(oneType, ITEM_TYPES)}` : `item_type = ANY(${p.add(itemTypes, 'text[]')})`)
+  w.push(oneType !== undefined ? `item_type = ${p.known(oneType, ITEM_TYPE_SET)}` : `item_type = ANY(${p.add(itemTypes, 'text[]')})`)
   w.push(f.deleted === true ? 'deleted_at IS NOT NULL' : 'deleted_at IS NULL')
   w.push(f.archived === true ? 'archived_at IS NOT NULL' : 'archived_at IS NULL')
   if (!seesInternal && itemTypes.includes('note')) w.push(`visibility IS DISTINCT FROM 'internal'`)
