@@ -8,6 +8,20 @@ import { ROW_FORMATS, type RowFormat } from './rows.ts'
 import { ClientStore } from './client-store.ts'
 import type { QueryParams, QueryResult } from './store.ts'
 
+/** How every result of the JSON format begins (a string value never holds a raw newline or tab). */
+const JSON_RESULT_START = '{\n\t"meta"'
+
+/**
+ * The result in `text`, without what a failed query left in front of it. libchdb
+ * (26.7.3, chdb 3.4.0) keeps the partial output of a query that failed while it
+ * ran and hands it out ahead of the connection's next result, so one failed
+ * search would otherwise fail the next, unrelated query (test/ingest/chdb-failed-query.test.ts).
+ */
+export function lastJsonDocument(text: string): string {
+  const at = text.lastIndexOf(JSON_RESULT_START)
+  return at > 0 ? text.slice(at) : text
+}
+
 export class ChdbStore extends ClientStore {
   readonly embedded = true
   readonly #conn: ReturnType<typeof createChdbConnection>
@@ -40,7 +54,7 @@ export class ChdbStore extends ClientStore {
     // The embedded connection has no progress summary (its read count is the
     // result's row count), but the JSON format's own statistics are the engine's.
     const rs = await this.client.query({ query: sql, query_params: params, format: 'JSON' })
-    const out = await rs.json<T>() as unknown as { data: T[]; statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number } }
+    const out = JSON.parse(lastJsonDocument(await rs.text())) as { data: T[]; statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number } }
     const s = out.statistics
     return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }
   }
