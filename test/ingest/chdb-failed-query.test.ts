@@ -1,5 +1,5 @@
-// A query that fails while it runs (here throwIf past the first block; in use a
-// memory limit) must not fail the next one. libchdb hands the failed query's
+// A query that fails while it runs (throwIf past the first block; in use, the
+// memory ceiling LOOKOUT_ENGINE_MAX_MEMORY_BYTES sets) must not fail the next one. libchdb hands the failed query's
 // partial output out ahead of the connection's next result; the store reads its
 // own result only, for plain and parameterized queries, after a command too.
 import t from 'tap'
@@ -15,7 +15,7 @@ const FAILS_AT_ONCE = 'SELECT throwIf(number = 0) AS x FROM numbers(10)'
 t.test('a failed query leaves the next results whole', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-chdb-failed-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const store = openLogStore({ path: dir })
+  const store = openLogStore({ path: dir, engineMemory: { maxMemoryBytes: 512 * 1024 * 1024 } })
   t.teardown(() => store.close())
 
   await t.rejects(store.query(FAILS_MIDWAY), /throwIf/, 'the failed query reports the engine\'s error')
@@ -31,6 +31,11 @@ t.test('a failed query leaves the next results whole', async (t) => {
   await store.command('CREATE TABLE default.after_failure (x UInt8) ENGINE = Memory')
   const after = await store.query<{ name: string }>("SELECT name FROM system.tables WHERE database = 'default' AND name = 'after_failure'")
   t.same(after.rows, [{ name: 'after_failure' }], 'a command in between changes nothing')
+
+  await t.rejects(store.query('SELECT number % 1000 AS k, groupArray(number) AS a FROM numbers(300000000) GROUP BY k'), /memory limit exceeded/,
+    'a query past the engine\'s memory ceiling fails')
+  const next = await store.query<{ two: number }>('SELECT 2 AS two')
+  t.same(next.rows, [{ two: 2 }], 'and the next query gets its own rows')
 
   for (let i = 0; i < 3; i++) await t.rejects(store.query(FAILS_MIDWAY), /throwIf/)
   const rows = await store.query<{ s: string }>("SELECT 'tab\\there\\nnewline {\\n\\t\"meta\"' AS s")
