@@ -1,7 +1,8 @@
-// A query that fails while it runs (throwIf past the first block; in use, the
-// memory ceiling LOOKOUT_ENGINE_MAX_MEMORY_BYTES sets) must not fail the next one. libchdb hands the failed query's
-// partial output out ahead of the connection's next result; the store reads its
-// own result only, for plain and parameterized queries, after a command too.
+// A query that fails while it runs must not fail the next one: throwIf past the
+// first block here, and in use a query past the memory ceiling that
+// LOOKOUT_ENGINE_MAX_MEMORY_BYTES sets. libchdb hands the failed query's partial
+// output out ahead of the connection's next result; the store reads its own
+// result only, for plain and parameterized queries, after a command too.
 import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
