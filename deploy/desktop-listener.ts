@@ -3,12 +3,14 @@
 // bound to 127.0.0.1 only; the port is the only thing settings choose.
 import { buildApp, registeredRoutes, type AppOptions } from '../api/index.ts'
 import { type LoopbackHandle } from '../desktop/index.ts'
+import { drainingClose } from './close-draining.ts'
 
 export const LOOPBACK_HOST = '127.0.0.1'
 
 export async function openLoopback(base: AppOptions, port: number): Promise<LoopbackHandle> {
   // The desktop OTLP contract on the shared OTLP path; no /metrics route (it has its own token).
   const app = await buildApp({ ...base, loopback: true, otlpContract: 'desktop', metricsToken: undefined, desktop: base.desktop })
+  const close = drainingClose(app)
   let url: string
   try {
     url = await app.listen({ host: LOOPBACK_HOST, port })
@@ -16,5 +18,5 @@ export async function openLoopback(base: AppOptions, port: number): Promise<Loop
     await app.close()
     throw err
   }
-  return { url, port, routes: registeredRoutes(app), close: () => app.close() }
+  return { url, port, routes: registeredRoutes(app), close }
 }

@@ -10,6 +10,7 @@ import type { LookoutMetrics } from '../../metrics/index.ts'
 import type { LookoutConfig } from '../config.ts'
 import type { Engines } from './engines.ts'
 import type { Cleanups } from './cleanups.ts'
+import { drainingClose } from '../close-draining.ts'
 
 const VERSION = '0.1.0'
 
@@ -87,22 +88,8 @@ export async function startApiRole(
   if (opts.listen) {
     const a = await buildApp(appOptions)
     app = a
-    cleanups.add(() => closeDraining(a))
+    cleanups.add(drainingClose(a))
     url = await a.listen({ host: config.host, port: config.port })
   }
   return { ingest, appOptions, app, ownerApp, url }
-}
-
-/**
- * Closes a Fastify app once its requests in flight have answered. A keep-alive
- * connection that goes idle during the close would hold it open until its
- * timeout, so idle connections are dropped as they appear.
- */
-async function closeDraining(app: FastifyInstance, everyMs = 50): Promise<void> {
-  const timer = setInterval(() => app.server.closeIdleConnections(), everyMs)
-  try {
-    await app.close()
-  } finally {
-    clearInterval(timer)
-  }
 }

@@ -1,8 +1,10 @@
 // `lookout serve` as an operator runs it: the CLI administers it over the owner
 // socket while it runs (and the store directly when it does not), and SIGTERM
-// drains it: requests in flight are acknowledged and stored, the exit is 0.
+// drains it: requests in flight are acknowledged and stored, a connection that
+// never sent a byte does not hold the drain, the exit is 0.
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { connect } from 'node:net'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -94,6 +96,12 @@ t.test('the CLI works without a server (direct) and with one (owner socket)', as
   for (let waited = 0; !chdbMapped() && waited < 30_000; waited += 100) await new Promise((r) => setTimeout(r, 100))
   t.ok(chdbMapped(), 'libchdb is loaded once logs arrive')
   await new Promise((r) => setTimeout(r, 500))
+  // A connection that never sends a byte (a pooled client's spare one) must not hold the drain.
+  const { port } = new URL(url)
+  const silent = connect(Number(port), '127.0.0.1')
+  silent.on('error', () => undefined)
+  await new Promise<void>((resolve) => silent.once('connect', () => resolve()))
+  t.teardown(() => silent.destroy())
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
   const t0 = Date.now()
   child.kill('SIGTERM')
