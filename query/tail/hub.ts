@@ -52,6 +52,7 @@ export class TailHub {
   readonly #connection: () => NatsConnection
   readonly #subjects: readonly string[]
   #subs: Subscription[] = []
+  #listening: Promise<void> = Promise.resolve()
   #ring: TailEntry[] = []
   #ringStart = 0
   #bytes = 0
@@ -97,6 +98,16 @@ export class TailHub {
 
   get closed(): boolean {
     return this.#closed
+  }
+
+  /**
+   * Resolves once the server has this hub's subscriptions, so that every line
+   * published after it reaches the hub. A session waits for it before its first
+   * byte: a client that sees the stream open and then sends a line must find
+   * that line on it (the subscription and the publish travel on different connections).
+   */
+  get listening(): Promise<void> {
+    return this.#listening
   }
 
   /** A session begins: listen (if not yet). onClose runs when the hub shuts down. */
@@ -174,6 +185,10 @@ export class TailHub {
       if (err === null) this.#push(msg)
     }
     this.#subs = this.#subjects.map((s) => nc.subscribe(s, { callback }))
+    // The server handles a connection's messages in order: its answer to this
+    // ping means the subscriptions above are in place. A failed flush (the
+    // connection closing) ends the sessions by other means.
+    this.#listening = nc.flush().catch(() => undefined)
   }
 
   #stopListening(): void {

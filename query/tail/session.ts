@@ -88,6 +88,8 @@ export class TailSession {
     const hub = this.#hub
     hub.acquire(this.#onHubClose)
     try {
+      // Nothing is written (not even the headers) before the hub listens.
+      await hub.listening
       if (!(await this.#write(`retry: 1000\n: lookout tail ${hub.epoch}\n\n`))) return
       let seq: number
       let line = 0

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { once } from 'node:events'
 import { TailHub, TailSession, parseLastEventId, parseTextQuery, type LogFilter, type TailSessionOptions } from '../../query/index.ts'
-import { tailSubjects } from '../../ingest/index.ts'
+import { rowSubject, tailSubjects } from '../../ingest/index.ts'
 import { buildApp, type AppOptions } from '../../api/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
@@ -236,6 +236,31 @@ t.test('past its maximum of live tails a process answers 503 LOOKOUT_TAIL_BUSY',
   }
   t.equal(again.status, 200, 'a tail may open again after one ends')
   await again.close()
+})
+
+t.test('a line published as soon as a hub listens reaches it (the subscription is in place first)', async (t) => {
+  // The hub listens on a connection of its own, as in the server: a subscription
+  // and a publish on two connections are ordered only once the server has the subscription.
+  const nc = await lk.lookout.broker.connectExtra('tail-test')
+  t.teardown(() => nc.close())
+  const rt = await lk.resource('tail-race')
+  let reached = 0
+  const rounds = 50
+  for (let i = 0; i < rounds; i++) {
+    const hub = new TailHub({ connection: () => nc, subjects: tailSubjects(ws, rt) })
+    const session = () => undefined
+    hub.acquire(session)
+    await hub.listening
+    const now = BigInt(Date.now()) * 1_000_000n
+    const id = `race${String(i).padStart(21, '0')}`
+    const row = `{"workspace_id":"${ws}","resource_id":"${rt}","received_at":${now},"batch_id":"${id}","timestamp":${now},"observed_timestamp":0,"event_id":"race-${i}","severity_number":9,"severity_text":"INFO","message":"race ${i}","source":"","attributes":{},"resource_attributes":{},"scope_name":"","scope_version":"","trace_id":"","span_id":"","flags":0}\n`
+    await lk.lookout.broker.publish(rowSubject(false, ws, rt), Buffer.from(row), id, 1)
+    for (let waited = 0; hub.head < 1 && waited < 1_000; waited += 10) await sleep(10)
+    if (hub.head >= 1) reached++
+    hub.release(session)
+    hub.close()
+  }
+  t.equal(reached, rounds, `every line published right after the hub listened is on it (${reached} of ${rounds})`)
 })
 
 t.test('open tails end when the server stops', async (t) => {
