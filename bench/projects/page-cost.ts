@@ -3,7 +3,7 @@
 // prepared statement, with that backend's CPU read from /proc before and after.
 // Also prints each combination's plan. See README.md ("Page cost").
 import pg from 'pg'
-import { openPostgres } from '../../core/index.ts'
+import { executeText, openPostgres } from '../../core/index.ts'
 import { projectStore } from '../../workspace/index.ts'
 import { startTestPostgres } from '../../test/helpers/postgres.ts'
 import { listCases, seed } from './seed.ts'
@@ -33,9 +33,10 @@ try {
     for (let i = 0; i < N; i++) rows = (await run()).rowCount ?? 0
     const us = ((processCpuSeconds(pid) - c0) * 1e6) / N
     total += us
-    const args = q.values.length === 0 ? '' : `(${q.values.map((v) => `'${Array.isArray(v) ? `{${v.join(',')}}` : String(v)}'`).join(', ')})`
     // EXPLAIN EXECUTE shows the plan the named statement keeps: `$n` in it means the generic one.
-    const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE ${name}${args}`)
+    const exec = executeText(name, q.values)
+    if (exec === undefined) throw new Error(`${c.query}: a value has no SQL literal`)
+    const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${exec}`)
     const lines = plan.rows.map((r: Record<string, string>) => Object.values(r)[0]).filter((l) => !/Planning|Execution/.test(l as string))
     console.log(`| ${c.query} | ${us.toFixed(0)} | ${rows} | ${lines.map((l) => (l as string).trim()).join(' / ')} |`)
   }

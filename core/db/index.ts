@@ -1,5 +1,6 @@
 export type { Database, ListenHandlers, QueryOptions, Sql, SqlResult } from './sql.ts'
 export { openPglite } from './pglite.ts'
+export { executeText } from './pglite-prepared.ts'
 export { openPostgres } from './postgres.ts'
 export { migrate } from './migrate.ts'
 export type { PgMigration, MigrationSet } from './migrate.ts'

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { ROW_COLUMNS, ROW_FORMATS, SUBJECTS, parseStoredRow, rowFormatOf, rowSubject, storedRowIds } from '../../ingest/index.ts'
 import { RowWriter, newRowFields } from '../../ingest/rows.ts'
+import { objectRowLine } from '../helpers/object-row.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const WS = '11111111-1111-4111-8111-111111111111'
@@ -106,7 +107,10 @@ t.test('a message of the earlier format in the stream is loaded and tailed besid
   const now = BigInt(Date.now()) * 1_000_000n
   let old = ''
   for (let i = 0; i < 3; i++) {
-    old += `{"workspace_id":"${lk.workspaceId}","resource_id":"${rid}","received_at":${now},"batch_id":"oldformat0000000000000000","timestamp":${now - BigInt(i)},"observed_timestamp":0,"event_id":"old-${i}","severity_number":9,"severity_text":"INFO","message":"written before the compact format ${i}","source":"","attributes":{"k":"v${i}"},"resource_attributes":{},"scope_name":"","scope_version":"","trace_id":"","span_id":"","flags":0}\n`
+    old += objectRowLine({
+      workspaceId: lk.workspaceId, resourceId: rid, receivedNs: now, timestampNs: now - BigInt(i), batchId: 'oldformat0000000000000000',
+      eventId: `old-${i}`, message: `written before the compact format ${i}`, attributes: { k: `v${i}` },
+    })
   }
   // Rows are published per workspace and resource (what the live tail subscribes to).
   await lk.lookout.broker.publish(rowSubject(false, lk.workspaceId, rid), Buffer.from(old), 'oldformat0000000000000000', 3)
@@ -143,7 +147,10 @@ t.test('a message of the earlier format in the stream is loaded and tailed besid
   // A backlog written by an older version sits on the bare subject: still loaded.
   const rid2 = await lk.resource('bare-subject')
   const bareNs = BigInt(Date.now()) * 1_000_000n
-  const line = `{"workspace_id":"${lk.workspaceId}","resource_id":"${rid2}","received_at":${bareNs},"batch_id":"baresubject00000000000000","timestamp":${bareNs},"observed_timestamp":0,"event_id":"bare-0","severity_number":9,"severity_text":"INFO","message":"from the bare subject","source":"","attributes":{},"resource_attributes":{},"scope_name":"","scope_version":"","trace_id":"","span_id":"","flags":0}\n`
+  const line = objectRowLine({
+    workspaceId: lk.workspaceId, resourceId: rid2, receivedNs: bareNs, timestampNs: bareNs, batchId: 'baresubject00000000000000',
+    eventId: 'bare-0', message: 'from the bare subject',
+  })
   await lk.lookout.broker.publish(SUBJECTS.rows, Buffer.from(line), 'baresubject00000000000000', 1)
   const bare = await lk.waitRows(rid2, 1, 60_000)
   t.same(bare.map((r) => r.message), ['from the bare subject'])

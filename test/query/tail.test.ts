@@ -8,6 +8,7 @@ import { once } from 'node:events'
 import { TailHub, TailSession, parseLastEventId, parseTextQuery, type LogFilter, type TailSessionOptions } from '../../query/index.ts'
 import { rowSubject, tailSubjects } from '../../ingest/index.ts'
 import { buildApp, type AppOptions } from '../../api/index.ts'
+import { objectRowLine } from '../helpers/object-row.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()
@@ -253,7 +254,7 @@ t.test('a line published as soon as a hub listens reaches it (the subscription i
     await hub.listening
     const now = BigInt(Date.now()) * 1_000_000n
     const id = `race${String(i).padStart(21, '0')}`
-    const row = `{"workspace_id":"${ws}","resource_id":"${rt}","received_at":${now},"batch_id":"${id}","timestamp":${now},"observed_timestamp":0,"event_id":"race-${i}","severity_number":9,"severity_text":"INFO","message":"race ${i}","source":"","attributes":{},"resource_attributes":{},"scope_name":"","scope_version":"","trace_id":"","span_id":"","flags":0}\n`
+    const row = objectRowLine({ workspaceId: ws, resourceId: rt, receivedNs: now, timestampNs: now, batchId: id, eventId: `race-${i}`, message: `race ${i}` })
     await lk.lookout.broker.publish(rowSubject(false, ws, rt), Buffer.from(row), id, 1)
     for (let waited = 0; hub.head < 1 && waited < 1_000; waited += 10) await sleep(10)
     if (hub.head >= 1) reached++
