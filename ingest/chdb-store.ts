@@ -3,10 +3,16 @@
 import { createClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { Session } from 'chdb'
+import { join } from 'node:path'
 import { ROW_COLUMNS } from './row-model.ts'
 import { ROW_FORMATS, type RowFormat } from './rows.ts'
 import { ClientStore } from './client-store.ts'
+import { InsertSpool, sqlString } from './insert-spool.ts'
 import type { QueryParams, QueryResult } from './store.ts'
+
+/** The spool's folder in the engine's data directory. */
+const SPOOL_DIR = 'insert-spool'
+const ROW_COLUMN_LIST = ` (${ROW_COLUMNS.join(', ')})`
 
 /** How every result of the JSON format begins (a string value never holds a raw newline or tab). */
 const JSON_RESULT_START = '{\n\t"meta"'
@@ -27,6 +33,8 @@ export class ChdbStore extends ClientStore {
   readonly #conn: ReturnType<typeof createChdbConnection>
   /** Opened first so that the engine starts with our settings; connections at the same path share that engine. */
   readonly #settings: Session
+  /** Where rows wait for the engine to read them (insert-spool.ts); null: handed over in memory. */
+  readonly #spool: InsertSpool | null
 
   constructor(path: string, database: string, cluster: string | null, args: string[]) {
     const settings = new Session(path, { connectionArgs: args })
@@ -40,6 +48,7 @@ export class ChdbStore extends ClientStore {
     super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database, cluster)
     this.#conn = conn
     this.#settings = settings
+    this.#spool = InsertSpool.open(join(path, SPOOL_DIR))
   }
 
   override async close(): Promise<void> {
@@ -60,7 +69,7 @@ export class ChdbStore extends ClientStore {
   }
 
   async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
-    // Zero-copy: the engine parses the bytes on its own threads.
+    if (this.#spool !== null) return this.#insertThroughFile(this.#spool, table, body, dedupToken, format)
     await this.#conn.chdb.rawInsert({
       table: `${this.database}.${table}`,
       format,
@@ -69,5 +78,16 @@ export class ChdbStore extends ClientStore {
       settings: this.insertSettings(dedupToken),
     })
   }
-}
 
+  async #insertThroughFile(spool: InsertSpool, table: string, body: Uint8Array, dedupToken: string, format: RowFormat): Promise<void> {
+    const path = await spool.write(body)
+    try {
+      // The file takes the columns' types from the table (use_structure_from_insertion_table_in_table_functions).
+      const columns = format === ROW_FORMATS.compact ? ROW_COLUMN_LIST : ''
+      const settings = Object.entries(this.insertSettings(dedupToken)).map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${sqlString(v)}'`}`).join(', ')
+      await this.command(`INSERT INTO ${this.database}.${table}${columns} SELECT * FROM file('${sqlString(path)}', ${format}) SETTINGS ${settings}`)
+    } finally {
+      await spool.remove(path)
+    }
+  }
+}

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createChdbConnection } from 'chdb/connection'
-import { migrateLogStore, openLogStore, ROW_FORMATS } from '../../ingest/index.ts'
+import { migrateLogStore, openLogStore, ROW_COLUMNS, ROW_FORMATS } from '../../ingest/index.ts'
 import { decodeOtlpProtobuf } from '../../ingest/index.ts'
 import { newRowFields, RowWriter } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
@@ -29,23 +29,42 @@ const rid = crypto.randomUUID()
 const fields = newRowFields()
 const now = String(BigInt(Date.now()) * 1_000_000n)
 await store.command(`CREATE TABLE ${db}.source AS ${db}.logs`)
+const pipelineRows: Buffer[] = []
 for (let i = 0; i < REQUESTS; i++) {
   const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
   decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields, unstamped: 0 })
   const packed = w.finish()
+  pipelineRows.push(Buffer.from(packed.data))
   await store.insertJsonRows('source', packed.data, `src-${i}`, ROW_FORMATS.compact)
 }
+// The loader's own bytes (positional, in ROW_COLUMNS order), for the in-memory against file comparison.
+const pipelinePayload = Buffer.concat(pipelineRows)
 const payloads = new Map<Format, Buffer>()
 for (const f of FORMATS) payloads.set(f, Buffer.from((await chdb.queryAsync(`SELECT * FROM ${db}.source FORMAT ${f}`, { format: f })).bytes()))
 // Background merges would steal CPU from the next measurement.
 await store.command('SYSTEM STOP MERGES')
 
-interface Variant { name: string; format: Format; dropAttrIndex: boolean }
+/** How the bytes reach the engine: `rawInsert` (INSERT ... FORMAT, bytes in memory) or the store (INSERT ... SELECT FROM file()). */
+type Path = 'memory' | 'file'
+interface Variant { name: string; format: Format; dropAttrIndex: boolean; path: Path }
 const variants: Variant[] = [
-  ...FORMATS.map((format) => ({ name: `${format}, product indexes`, format, dropAttrIndex: false })),
-  { name: 'JSONEachRow, without the attribute-value text index', format: 'JSONEachRow', dropAttrIndex: true },
-  { name: 'JSONCompactEachRow, without the attribute-value text index', format: 'JSONCompactEachRow', dropAttrIndex: true },
+  ...FORMATS.map((format) => ({ name: `${format}, product indexes`, format, dropAttrIndex: false, path: 'memory' as const })),
+  { name: 'JSONEachRow, without the attribute-value text index', format: 'JSONEachRow', dropAttrIndex: true, path: 'memory' },
+  { name: 'JSONCompactEachRow, without the attribute-value text index', format: 'JSONCompactEachRow', dropAttrIndex: true, path: 'memory' },
+  { name: 'pipeline rows, in memory (rawInsert, FORMAT)', format: 'JSONCompactEachRow', dropAttrIndex: false, path: 'memory' },
+  { name: 'pipeline rows, through a file (the store, file())', format: 'JSONCompactEachRow', dropAttrIndex: false, path: 'file' },
 ]
+const PIPELINE = 'pipeline rows'
+
+async function load(v: Variant, table: string): Promise<void> {
+  if (!v.name.startsWith(PIPELINE)) {
+    await chdb.rawInsert({ table: `${db}.${table}`, format: v.format, values: payloads.get(v.format) as Buffer })
+  } else if (v.path === 'memory') {
+    await chdb.rawInsert({ table: `${db}.${table}`, format: v.format, columns: [...ROW_COLUMNS], values: pipelinePayload })
+  } else {
+    await store.insertJsonRows(table, pipelinePayload, `${table}-file`, ROW_FORMATS.compact)
+  }
+}
 const wall = new Map<string, number[]>()
 const cpu = new Map<string, number[]>()
 let n = 0
@@ -56,7 +75,7 @@ for (let rep = 0; rep < REPS; rep++) {
     if (v.dropAttrIndex) await store.command(`ALTER TABLE ${db}.${table} DROP INDEX idx_attr_values`)
     const c0 = process.cpuUsage()
     const t0 = performance.now()
-    await chdb.rawInsert({ table: `${db}.${table}`, format: v.format, values: payloads.get(v.format) as Buffer })
+    await load(v, table)
     const seconds = (performance.now() - t0) / 1000
     const c = process.cpuUsage(c0)
     wall.set(v.name, [...(wall.get(v.name) ?? []), seconds])
@@ -70,7 +89,7 @@ console.log(`${'variant'.padEnd(62)} ${'B/row'.padStart(6)} ${'rows/s'.padStart(
 for (const v of variants) {
   const w = percentile(wall.get(v.name) as number[], 50)
   const c = percentile(cpu.get(v.name) as number[], 50)
-  const bytes = (payloads.get(v.format) as Buffer).byteLength / ROWS
+  const bytes = (v.name.startsWith(PIPELINE) ? pipelinePayload : payloads.get(v.format) as Buffer).byteLength / ROWS
   console.log(`${v.name.padEnd(62)} ${bytes.toFixed(0).padStart(6)} ${(ROWS / w).toFixed(0).padStart(8)} ${c.toFixed(2).padStart(6)}  ${(base / w).toFixed(2)}x`)
 }
 await store.close()
