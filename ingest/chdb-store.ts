@@ -8,6 +8,7 @@ import { ROW_COLUMNS } from './row-model.ts'
 import { ROW_FORMATS, type RowFormat } from './rows.ts'
 import { ClientStore } from './client-store.ts'
 import { InsertSpool, sqlString } from './insert-spool.ts'
+import { rowBodyWhole, type RowBody } from './row-body.ts'
 import type { QueryParams, QueryResult } from './store.ts'
 
 /** The spool's folder in the engine's data directory. */
@@ -68,18 +69,18 @@ export class ChdbStore extends ClientStore {
     return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }
   }
 
-  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
+  async insertJsonRows(table: string, body: RowBody, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
     if (this.#spool !== null) return this.#insertThroughFile(this.#spool, table, body, dedupToken, format)
     await this.#conn.chdb.rawInsert({
       table: `${this.database}.${table}`,
       format,
       ...(format === ROW_FORMATS.compact ? { columns: ROW_COLUMNS } : {}),
-      values: body,
+      values: rowBodyWhole(body),
       settings: this.insertSettings(dedupToken),
     })
   }
 
-  async #insertThroughFile(spool: InsertSpool, table: string, body: Uint8Array, dedupToken: string, format: RowFormat): Promise<void> {
+  async #insertThroughFile(spool: InsertSpool, table: string, body: RowBody, dedupToken: string, format: RowFormat): Promise<void> {
     const path = await spool.write(body)
     try {
       // The file takes the columns' types from the table (use_structure_from_insertion_table_in_table_functions).

@@ -4,6 +4,7 @@ import type { ClickHouseClient } from '@clickhouse/client'
 import { ROW_COLUMNS } from './row-model.ts'
 import { ROW_FORMATS, type RowFormat } from './rows.ts'
 import type { LogStore, QueryParams, QueryResult } from './store.ts'
+import type { RowBody } from './row-body.ts'
 
 /**
  * Insert settings of the cluster layout: the Distributed table forwards the
@@ -53,7 +54,7 @@ export abstract class ClientStore implements LogStore {
     return { rows, ...summaryNumbers(parsed) }
   }
 
-  abstract insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void>
+  abstract insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void>
 
   async ping(): Promise<boolean> {
     try {

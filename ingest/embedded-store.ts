@@ -9,6 +9,7 @@
 // and run first thing when it starts.
 import { readdirSync } from 'node:fs'
 import type { RowFormat } from './rows.ts'
+import type { RowBody } from './row-body.ts'
 import type { LogStore, QueryParams, QueryResult } from './store.ts'
 
 type Preparation = (store: LogStore) => Promise<unknown>
@@ -92,7 +93,7 @@ export class EmbeddedStore implements LogStore {
     return (this.#engine ?? await this.start()).query<T>(sql, params)
   }
 
-  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void> {
+  async insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void> {
     await (this.#engine ?? await this.start()).insertJsonRows(table, body, dedupToken, format)
   }
 

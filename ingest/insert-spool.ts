@@ -8,6 +8,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { rowBodyPieces, type RowBody } from './row-body.ts'
 
 /** The engine reads these as glob patterns in a file() path (`*`, `?`, `{a,b}`, `{1..9}`). */
 const GLOB = /[*?{}]/
@@ -30,10 +31,10 @@ export class InsertSpool {
     return new InsertSpool(dir)
   }
 
-  /** Writes `body` to a new file of its own (off the event loop) and returns the file's path. */
-  async write(body: Uint8Array): Promise<string> {
+  /** Writes `body`, piece by piece, to a new file of its own (off the event loop) and returns the file's path. */
+  async write(body: RowBody): Promise<string> {
     const path = join(this.#dir, `${process.pid}-${nextFile++}.rows`)
-    await writeFile(path, body)
+    await writeFile(path, rowBodyPieces(body))
     return path
   }
 

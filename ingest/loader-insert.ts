@@ -7,6 +7,7 @@ import type { JsMsg } from '@nats-io/jetstream'
 import type { Broker } from './broker.ts'
 import { rowFormatOf, type RowFormat } from './rows.ts'
 import type { LogStore } from './store.ts'
+import { rowBodyBytes, type RowBody } from './row-body.ts'
 import { isDataError } from './store-errors.ts'
 import { countLines, msgIdOf, rowsOf, trimmed } from './loader-messages.ts'
 import type { LoaderStats } from './loader.ts'
@@ -24,7 +25,6 @@ export interface InserterDeps {
 
 export class Inserter {
   readonly #deps: InserterDeps
-  #scratch = Buffer.alloc(0)
 
   constructor(deps: InserterDeps) {
     this.#deps = deps
@@ -48,20 +48,13 @@ export class Inserter {
     }
     let rows = 0
     for (const [format, msgs] of groups) {
-      const parts: Uint8Array[] = []
+      // The payloads go to the store as they are, in order (row-body.ts): no copy into one buffer.
+      const body: Uint8Array[] = []
       let groupRows = 0
-      let size = 0
       for (const m of msgs) {
         const part = bodies.get(m) ?? m.data
-        parts.push(part)
-        size += part.byteLength
+        body.push(part)
         groupRows += bodies.has(m) ? countLines(part) : rowsOf(m)
-      }
-      const body = this.#insertBuffer(size)
-      let offset = 0
-      for (const part of parts) {
-        body.set(part, offset)
-        offset += part.byteLength
       }
       // With rows left out (stored already) the token must follow the content:
       // ClickHouse deduplicates per partition and block, so the rest of a message
@@ -95,23 +88,7 @@ export class Inserter {
     })
   }
 
-  /**
-   * The bytes of one insert, in a buffer kept from batch to batch: a fresh
-   * 32 MiB buffer per insert cost more in page faults than the copy itself.
-   * Safe to reuse: one batch loads at a time, and an insert is done with its
-   * body when it settles.
-   */
-  /** Gives the insert buffer (up to 1.25x maxBytes) back after a burst; an insert still using it keeps its own reference. */
-  release(): void {
-    this.#scratch = Buffer.alloc(0)
-  }
-
-  #insertBuffer(size: number): Buffer {
-    if (this.#scratch.byteLength < size) this.#scratch = Buffer.allocUnsafeSlow(Math.ceil(size * 1.25))
-    return this.#scratch.subarray(0, size)
-  }
-
-  async #insertWithRetry(body: Uint8Array, token: string, format: RowFormat): Promise<void> {
+  async #insertWithRetry(body: RowBody, token: string, format: RowFormat): Promise<void> {
     const { stats, store } = this.#deps
     const started = performance.now()
     await this.retried(() => this.#insertOnce(store, body, token, format), (error) => !isDataError(error))
@@ -119,15 +96,15 @@ export class Inserter {
     stats.insertMs += stats.lastInsertMs
   }
 
-  async #insertOnce(store: LogStore, body: Uint8Array, token: string, format: RowFormat): Promise<void> {
+  async #insertOnce(store: LogStore, body: RowBody, token: string, format: RowFormat): Promise<void> {
     const observer = this.#deps.observer
     if (observer === undefined) return store.insertJsonRows('logs', body, token, format)
     const t0 = performance.now()
     try {
       await store.insertJsonRows('logs', body, token, format)
-      observer.loaderInsert(true, (performance.now() - t0) / 1000, body.byteLength)
+      observer.loaderInsert(true, (performance.now() - t0) / 1000, rowBodyBytes(body))
     } catch (err) {
-      observer.loaderInsert(false, (performance.now() - t0) / 1000, body.byteLength)
+      observer.loaderInsert(false, (performance.now() - t0) / 1000, rowBodyBytes(body))
       throw err
     }
   }
@@ -159,8 +136,10 @@ function trace(step: string): void {
 }
 
 /** The token of an insert whose content is not a plain concatenation of messages: its hash. */
-function contentToken(body: Uint8Array): string {
-  return 'c-' + createHash('sha256').update(body).digest('hex')
+function contentToken(body: RowBody): string {
+  const h = createHash('sha256')
+  for (const piece of body instanceof Uint8Array ? [body] : body) h.update(piece)
+  return 'c-' + h.digest('hex')
 }
 
 /** The same messages always give the same token, so a retried insert is deduplicated. */

@@ -32,8 +32,6 @@ export interface PullState {
   /** Whether the previous batch's insert still runs. */
   inserting(): boolean
   failed(message: string): void
-  /** A pull waited its full second for nothing: the burst is over. */
-  idle(): void
 }
 
 /**
@@ -92,7 +90,6 @@ export async function collectBatch(s: PullState, limits: PullLimits): Promise<Js
         s.failed(String((err as Error)?.message ?? err))
       }
     }
-    if (batch.length === 0) s.idle()
   }
   return batch
 }

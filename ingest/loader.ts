@@ -174,7 +174,6 @@ export class Loader {
       failed: (message) => {
         this.lastError = message
       },
-      idle: () => this.#inserter.release(),
     }, { maxRows: this.#maxRows, maxBytes: this.#maxBytes, flushMs: this.#flushMs, minRows: this.#minRows })
   }
 

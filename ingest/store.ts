@@ -7,6 +7,7 @@ import { ROW_FORMATS, type RowFormat } from './rows.ts'
 import { engineArgs, type EngineMemoryOptions } from './engine-settings.ts'
 import { ClientStore, columnList } from './client-store.ts'
 import { EmbeddedStore } from './embedded-store.ts'
+import { rowBodyPieces, type RowBody } from './row-body.ts'
 export { CLUSTER_INSERT_SETTINGS } from './client-store.ts'
 
 export type QueryParams = Record<string, unknown>
@@ -22,7 +23,7 @@ export interface LogStore {
    * Inserts stored rows (rows.ts: JSONCompactEachRow in ROW_COLUMNS order (row-model.ts), or
    * JSONEachRow objects) into a table; a repeated token is a no-op. Default format: JSONEachRow.
    */
-  insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void>
+  insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void>
   /**
    * Cluster name in the cluster layout (ReplicatedMergeTree `logs_local` on each
    * shard + Distributed `logs`), else null. A wrapper must pass it on: inserts
@@ -82,10 +83,10 @@ class ServerStore extends ClientStore {
     super(createClient({ url, request_timeout: 60_000, max_open_connections: 8 }), database, cluster)
   }
 
-  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
+  async insertJsonRows(table: string, body: RowBody, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
     await this.client.exec({
       query: `INSERT INTO ${this.database}.${table}${columnList(format)} FORMAT ${format}`,
-      values: Readable.from([Buffer.from(body.buffer, body.byteOffset, body.byteLength)]),
+      values: Readable.from(rowBodyPieces(body)),
       clickhouse_settings: { ...this.insertSettings(dedupToken), async_insert: 0 },
     })
   }

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from 'chdb'
 import {
-  Broker, DecoderPool, IngestService, migrateLogStore, openLogStore, type LogStore, type QueryParams, type QueryResult, type RowFormat,
+  Broker, DecoderPool, IngestService, migrateLogStore, openLogStore, type LogStore, type QueryParams, type QueryResult, type RowBody, type RowFormat,
 } from '../../ingest/index.ts'
 import { knownEventIds, storedBatchRows, storedEventIds } from '../../ingest/stored.ts'
 import { ManagedNats } from '../../deploy/index.ts'
@@ -57,7 +57,7 @@ class StandInStore implements LogStore {
   query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
     return inner.query<T>(sql, params)
   }
-  insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void> {
+  insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void> {
     return inner.insertJsonRows(table, body, dedupToken, format)
   }
   ping(): Promise<boolean> {

@@ -6,7 +6,7 @@
 // first day's partition, as when a crash falls between the parts of a
 // multi-partition insert) and before any acknowledgement left.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Broker, Loader, parseStoredRow, type LogStore, type LoaderOptions, type QueryParams, type QueryResult, type RowFormat } from '../../../ingest/index.ts'
+import { Broker, Loader, parseStoredRow, type LogStore, type LoaderOptions, type QueryParams, type QueryResult, type RowBody, type RowFormat, rowBodyWhole } from '../../../ingest/index.ts'
 import type { TestLookout } from '../../helpers/lookout.ts'
 
 export type DeathMode = 'after-insert' | 'mid-insert'
@@ -55,7 +55,8 @@ class TrappedStore implements LogStore {
     return this.#inner.query<T>(sql, params)
   }
 
-  async insertJsonRows(table: string, body: Uint8Array, dedupToken: string, format?: RowFormat): Promise<void> {
+  async insertJsonRows(table: string, rows: RowBody, dedupToken: string, format?: RowFormat): Promise<void> {
+    const body = rowBodyWhole(rows)
     const trap = this.#trap
     const record = describe(body, dedupToken)
     this.inserts.push(record)
