@@ -6,14 +6,13 @@ import { Session } from 'chdb'
 import { join } from 'node:path'
 import { ROW_COLUMNS } from './row-model.ts'
 import { ROW_FORMATS, type RowFormat } from './rows.ts'
-import { ClientStore } from './client-store.ts'
+import { ClientStore, columnList } from './client-store.ts'
 import { InsertSpool, sqlString } from './insert-spool.ts'
 import { rowBodyWhole, type RowBody } from './row-body.ts'
 import type { QueryParams, QueryResult } from './store.ts'
 
 /** The spool's folder in the engine's data directory. */
 const SPOOL_DIR = 'insert-spool'
-const ROW_COLUMN_LIST = ` (${ROW_COLUMNS.join(', ')})`
 
 /** How every result of the JSON format begins (a string value never holds a raw newline or tab). */
 const JSON_RESULT_START = '{\n\t"meta"'
@@ -84,9 +83,8 @@ export class ChdbStore extends ClientStore {
     const path = await spool.write(body)
     try {
       // The file takes the columns' types from the table (use_structure_from_insertion_table_in_table_functions).
-      const columns = format === ROW_FORMATS.compact ? ROW_COLUMN_LIST : ''
       const settings = Object.entries(this.insertSettings(dedupToken)).map(([k, v]) => `${k} = ${typeof v === 'number' ? v : `'${sqlString(v)}'`}`).join(', ')
-      await this.command(`INSERT INTO ${this.database}.${table}${columns} SELECT * FROM file('${sqlString(path)}', ${format}) SETTINGS ${settings}`)
+      await this.command(`INSERT INTO ${this.database}.${table}${columnList(format)} SELECT * FROM file('${sqlString(path)}', ${format}) SETTINGS ${settings}`)
     } finally {
       await spool.remove(path)
     }

@@ -7,7 +7,7 @@ import type { JsMsg } from '@nats-io/jetstream'
 import type { Broker } from './broker.ts'
 import { rowFormatOf, type RowFormat } from './rows.ts'
 import type { LogStore } from './store.ts'
-import { rowBodyBytes, type RowBody } from './row-body.ts'
+import { rowBodyBytes, rowBodyPieces, type RowBody } from './row-body.ts'
 import { isDataError } from './store-errors.ts'
 import { countLines, msgIdOf, rowsOf, trimmed } from './loader-messages.ts'
 import type { LoaderStats } from './loader.ts'
@@ -138,7 +138,7 @@ function trace(step: string): void {
 /** The token of an insert whose content is not a plain concatenation of messages: its hash. */
 function contentToken(body: RowBody): string {
   const h = createHash('sha256')
-  for (const piece of body instanceof Uint8Array ? [body] : body) h.update(piece)
+  for (const piece of rowBodyPieces(body)) h.update(piece)
   return 'c-' + h.digest('hex')
 }
 
