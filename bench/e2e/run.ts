@@ -1,7 +1,7 @@
 // End-to-end ingest: OTLP protobuf batches of 1000 through HTTP, the worker
 // pool, JetStream and the loader into chdb, against the raw chdb insert rate of
 // the same rows measured in the same run. See README.md.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
@@ -10,6 +10,8 @@ import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../.
 import { ROW_FORMATS } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { mib, percentile, rssSampler } from '../lib/stats.ts'
+import { cpuBetween, cpuSnapshot, processCpuSeconds, type ThreadClassifier } from '../lib/procstat.ts'
+import { CPU_CATEGORIES, lookoutThreads } from '../ingest/pipeline.ts'
 import { decodeOtlpProtobuf } from '../../ingest/index.ts'
 import { newRowFields, RowWriter } from '../../ingest/index.ts'
 
@@ -38,9 +40,13 @@ let next = 0
 let accepted = 0
 let refused = 0
 const natsPid = lookout.nats?.pid
-const natsCpu0 = natsPid === undefined ? 0 : procCpuSeconds(natsPid)
+const natsCpu0 = natsPid === undefined ? 0 : processCpuSeconds(natsPid)
+const MERGES = 'ClickHouse merges'
+// The harness's categories, with the engine's background merges apart from its inserts and queries.
+const stages: ThreadClassifier = (t, pid) => t.name.startsWith('MergeMutate') ? MERGES : lookoutThreads(t, pid)
 const rss = rssSampler()
 const cpu0 = process.cpuUsage()
+const threads0 = cpuSnapshot(process.pid, stages)
 const t0 = performance.now()
 async function sender(): Promise<void> {
   for (;;) {
@@ -70,7 +76,8 @@ const tStored = performance.now()
 const loaded = { ...(lookout.loader?.stats ?? { batches: 0, rows: 0, insertMs: 0 }) }
 const peak = rss.stop()
 const cpu = process.cpuUsage(cpu0)
-const natsCpu = natsPid === undefined ? 0 : procCpuSeconds(natsPid) - natsCpu0
+const byStage = cpuBetween(threads0, cpuSnapshot(process.pid, stages))
+const natsCpu = natsPid === undefined ? 0 : processCpuSeconds(natsPid) - natsCpu0
 await pool.close()
 
 // Raw baseline: the same rows, encoded once up front, inserted straight into chdb in 100k-row batches.
@@ -95,13 +102,6 @@ await lookout.store.command(`DROP TABLE ${db0}.bench_raw_logs`)
 await lookout.stop()
 rmSync(dataDir, { recursive: true, force: true })
 
-function procCpuSeconds(pid: number): number {
-  // utime + stime in clock ticks (fields 14 and 15 of /proc/<pid>/stat); 100 ticks a second on Linux.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
 const ackSeconds = (tAcked - t0) / 1000
 const e2eSeconds = (tStored - t0) / 1000
 const rawRate = (raw.length * DEFAULT_SHAPE.records) / rawSeconds
@@ -120,6 +120,8 @@ const lines = [
   ['ratio end-to-end / raw insert', (e2eRate / rawRate).toFixed(2)],
   ['peak RSS MiB (whole pipeline in this process)', mib(peak)],
   ['CPU s per million events: this process (HTTP, workers, loader, chdb)', (((cpu.user + cpu.system) / 1e6) / (accepted / 1e6)).toFixed(2)],
+  ...[CPU_CATEGORIES.main, CPU_CATEGORIES.workers, CPU_CATEGORIES.v8, CPU_CATEGORIES.clickhouse, MERGES, 'exited'].map((k) =>
+    [`  of which ${k === CPU_CATEGORIES.main ? `${k} (with this bench's HTTP client)` : k === CPU_CATEGORIES.clickhouse ? `${k}: inserts, queries, libuv` : k}`, ((byStage[k] ?? 0) / (accepted / 1e6)).toFixed(2)]),
   ['CPU s per million events: nats-server', (natsCpu / (accepted / 1e6)).toFixed(2)],
 ]
 for (const [k, v] of lines) process.stdout.write(`${String(k).padEnd(58)} ${v}\n`)
