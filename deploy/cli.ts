@@ -9,6 +9,7 @@ import { formatStatus, readStatus } from './status.ts'
 import { PG_MIGRATIONS } from '../api/index.ts'
 import { migrate, openPglite, openPostgres } from '../core/index.ts'
 import { UsageError } from './errors.ts'
+import { countBuffersInHeapLimit } from './lean-runtime.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
 
@@ -123,6 +124,7 @@ async function serve(args: string[]): Promise<number> {
   for (const r of roles) if (!(r in ROLES)) throw new UsageError(`unknown role ${r} (api, loader, monitor)`)
   const config = loadConfig()
   const lookout = await startLookout(config, { roles, secretKeyFile: true })
+  countBuffersInHeapLimit()
   process.stdout.write(`lookout serving ${roles.join(', ')}${lookout.url ? ` on ${lookout.url}` : ''} (data: ${config.dataDir})\n`)
   await new Promise<void>((resolve) => {
     let stopping = false

@@ -13,6 +13,7 @@ import { startLookout, type Lookout, type StartOptions } from './runtime.ts'
 import { desktopPaths, ensurePrivateDir, type DesktopPaths } from '../desktop/index.ts'
 import { openLoopback } from './desktop-listener.ts'
 import { DbusToasts } from '../desktop/index.ts'
+import { countBuffersInHeapLimit } from './lean-runtime.ts'
 
 export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from '../desktop/index.ts'
 export type { DesktopPaths } from '../desktop/index.ts'
@@ -125,6 +126,7 @@ export async function desktopCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' } } })
   const env = values['data-dir'] === undefined ? process.env : { ...process.env, LOOKOUT_DATA_DIR: values['data-dir'] }
   const desktop = await startDesktop({ env })
+  countBuffersInHeapLimit()
   const status = await desktop.service.status()
   process.stdout.write(`lookout desktop: owner socket ${desktop.paths.socketPath} (data: ${desktop.paths.dataDir})` +
     (status.loopback.url === null ? '' : `; loopback listener on ${status.loopback.url}`) + '\n')

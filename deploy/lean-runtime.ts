@@ -1,6 +1,6 @@
 // The long-running commands (`lookout serve`, `lookout desktop`) restart their
-// own process image once, before anything loads, with two settings that only
-// take effect at process start (measured in bench/memory/README.md):
+// own process image once, before anything loads, with settings that only take
+// effect at process start (measured in bench/memory/README.md):
 // - MALLOC_ARENA_MAX=2: glibc gives every thread that allocates its own 64 MiB
 //   arena (chdb's pools, V8's compiler and GC threads), ~60 MiB resident at idle;
 //   two arenas hold the same allocations.
@@ -15,17 +15,62 @@
 // (--wasm-wrapper-tiering-budget, as in the tests): Node 24 can abort freeing
 // tiered wrappers when PGlite closes (nodejs/node#64500), and a server closes
 // its PGlite at every stop.
-// LOOKOUT_LEAN_RUNTIME=0 turns it off. process.execve keeps the pid, so
+// Once started, V8 counts ArrayBuffer memory in the heap's growing limit
+// (--external-memory-accounted-in-global-limit, countBuffersInHeapLimit)
+// instead of starting a full GC after every 64 MiB of new buffers: ingest
+// allocates hundreds of MiB a second in buffers (request bodies, rows, NATS
+// messages) on a heap of ~45 MiB, and those GCs cost 7-11 CPU-s per million
+// events. The limit grows by half of what is live (--heap-growing-percent=50),
+// not by V8's own factor of up to 4x, so garbage buffers do not pile up under
+// a long flood. Measured in bench/ingest/README.md ("V8's external memory
+// limit"). The flags are Node 24's (V8 13.6; package.json pins the runtime);
+// test/deploy/lean-runtime.test.ts starts a server with them, and a flag given
+// by hand (--no-external-memory-accounted-in-global-limit) wins.
+// LOOKOUT_LEAN_RUNTIME=0 turns all of it off. process.execve keeps the pid, so
 // supervisors and pid files see one process.
+import { setFlagsFromString } from 'node:v8'
+
 const MARK = 'LOOKOUT_LEAN_RUNTIME'
 const COMMANDS = new Set(['serve', 'desktop'])
 /** The value the restarted process carries, so that it does not restart again. */
 const APPLIED = 'applied'
 const WRAPPER_BUDGET = '--wasm-wrapper-tiering-budget'
+/** V8 flags the restarted process starts with, unless given already. */
+const V8_FLAGS = [`${WRAPPER_BUDGET}=2147483647`, '--heap-growing-percent=50'] as const
+const BUFFERS_IN_LIMIT = '--external-memory-accounted-in-global-limit'
+
+/** A node flag's name, the same for --x, --x=1 and --no-x. */
+function flagName(arg: string): string {
+  return (arg.split('=')[0] as string).replace(/^--no-/, '--')
+}
 
 /** Whether this start should re-execute itself lean (Linux, a long-running command, not done or refused yet). */
 export function wantsLeanRestart(argv: readonly string[], env: NodeJS.ProcessEnv, platform: string = process.platform): boolean {
   return platform === 'linux' && COMMANDS.has(argv[0] ?? '') && env[MARK] !== '0' && env[MARK] !== APPLIED && typeof process.execve === 'function'
+}
+
+/** The node flags of the restarted process: those given, then ours not given (or turned off, --no-...) by hand. */
+export function restartFlags(execArgv: readonly string[]): string[] {
+  const flags = [...execArgv]
+  for (const f of V8_FLAGS) {
+    if (!flags.some((a) => flagName(a) === flagName(f))) flags.push(f)
+  }
+  return flags
+}
+
+/**
+ * Whether a started server should count buffers in V8's heap limit: when it
+ * runs lean and the flag was not given by hand. Switched on after start, not at
+ * exec: with it from the first line, the buffers of start-up (PGlite's files,
+ * module sources) wait for a GC an idle server does not run, 25-35 MiB at idle.
+ */
+export function wantsBuffersInHeapLimit(env: NodeJS.ProcessEnv, execArgv: readonly string[]): boolean {
+  return env[MARK] === APPLIED && !execArgv.some((a) => flagName(a) === BUFFERS_IN_LIMIT)
+}
+
+/** Called once `lookout serve` or `lookout desktop` has started. */
+export function countBuffersInHeapLimit(): void {
+  if (wantsBuffersInHeapLimit(process.env, process.execArgv)) setFlagsFromString(BUFFERS_IN_LIMIT)
 }
 
 /** Replaces this process with a lean one (never returns), or returns when there is nothing to do. */
@@ -34,9 +79,8 @@ export function leanRestart(argv: readonly string[]): void {
   const env: NodeJS.ProcessEnv = { ...process.env, [MARK]: APPLIED }
   env.MALLOC_ARENA_MAX ??= '2'
   env.MALLOC_MMAP_THRESHOLD_ ??= '131072'
-  const flags = process.execArgv.some((a) => a.startsWith(WRAPPER_BUDGET)) ? process.execArgv : [...process.execArgv, `${WRAPPER_BUDGET}=2147483647`]
   try {
-    process.execve?.(process.execPath, [process.execPath, ...flags, ...process.argv.slice(1)], env)
+    process.execve?.(process.execPath, [process.execPath, ...restartFlags(process.execArgv), ...process.argv.slice(1)], env)
   } catch {
     // Refused (a sandbox without execve, a moved binary): run as started, with the default footprint.
   }

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { wantsLeanRestart } from '../../deploy/lean-runtime.ts'
+import { restartFlags, wantsBuffersInHeapLimit, wantsLeanRestart } from '../../deploy/lean-runtime.ts'
 import { openPglite } from '../../core/index.ts'
 
 t.test('which starts restart lean', async (t) => {
@@ -16,6 +16,23 @@ t.test('which starts restart lean', async (t) => {
   t.notOk(wantsLeanRestart(['serve'], { LOOKOUT_LEAN_RUNTIME: '0' }, 'linux'), 'turned off')
   t.notOk(wantsLeanRestart(['serve'], { LOOKOUT_LEAN_RUNTIME: 'applied' }, 'linux'), 'the restarted process does not restart again')
   t.notOk(wantsLeanRestart(['serve'], {}, 'darwin'), 'Linux only (glibc)')
+})
+
+t.test('the restarted process\'s node flags: ours added, what was given by hand kept', async (t) => {
+  const ours = ['--wasm-wrapper-tiering-budget=2147483647', '--heap-growing-percent=50']
+  t.same(restartFlags([]), ours, 'both of ours by default')
+  t.same(restartFlags(['--inspect']), ['--inspect', ...ours], 'after the flags given')
+  t.same(restartFlags(['--heap-growing-percent=0']), ['--heap-growing-percent=0', ours[0]], 'a value given by hand is kept')
+  t.same(restartFlags(['--no-wasm-wrapper-tiering-budget']), ['--no-wasm-wrapper-tiering-budget', ours[1]], 'a flag turned off by hand stays off')
+  t.same(restartFlags(ours), ours, 'a restarted process\'s own flags are not doubled')
+})
+
+t.test('a started lean server counts buffers in V8\'s heap limit, unless told otherwise', async (t) => {
+  const applied = { LOOKOUT_LEAN_RUNTIME: 'applied' }
+  t.ok(wantsBuffersInHeapLimit(applied, []), 'restarted lean')
+  t.notOk(wantsBuffersInHeapLimit({}, []), 'not restarted (LOOKOUT_LEAN_RUNTIME=0, or no execve): V8\'s default')
+  t.notOk(wantsBuffersInHeapLimit(applied, ['--no-external-memory-accounted-in-global-limit']), 'turned off by hand')
+  t.notOk(wantsBuffersInHeapLimit(applied, ['--external-memory-accounted-in-global-limit']), 'given by hand: already on')
 })
 
 t.test('lookout serve runs lean under the pid it was started with', async (t) => {
@@ -41,6 +58,7 @@ t.test('lookout serve runs lean under the pid it was started with', async (t) =>
   const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0')
   t.notOk(cmdline.includes('--liftoff-only'), 'PGlite keeps V8\'s optimizing tier')
   t.ok(cmdline.includes('--wasm-wrapper-tiering-budget=2147483647'), 'but not tiered-up wasm wrappers (nodejs/node#64500)')
+  t.ok(cmdline.includes('--heap-growing-percent=50'), 'the heap limit grows by half of what is live')
   t.equal(cmdline.filter((a) => a === 'serve').length, 1, 'the same command, once')
   t.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'two malloc arenas')
   t.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), 'large blocks mapped, returned on free')
