@@ -23,9 +23,10 @@
 // events. The limit grows by half of what is live (--heap-growing-percent=50),
 // not by V8's own factor of up to 4x, so garbage buffers do not pile up under
 // a long flood. Measured in bench/ingest/README.md ("V8's external memory
-// limit"). The flags are Node 24's (V8 13.6; package.json pins the runtime);
-// test/deploy/lean-runtime.test.ts starts a server with them, and a flag given
-// by hand (--no-external-memory-accounted-in-global-limit) wins.
+// limit"). The flags are Node 24's (V8 13.6; package.json pins the runtime):
+// test/deploy/lean-runtime.test.ts starts a server with the growing factor and
+// checks when the switch applies (its effect shows in bench/ingest's V8 column).
+// A flag given by hand (--no-external-memory-accounted-in-global-limit) wins.
 // LOOKOUT_LEAN_RUNTIME=0 turns all of it off. process.execve keeps the pid, so
 // supervisors and pid files see one process.
 import { setFlagsFromString } from 'node:v8'

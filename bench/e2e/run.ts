@@ -44,6 +44,15 @@ const natsCpu0 = natsPid === undefined ? 0 : processCpuSeconds(natsPid)
 const MERGES = 'ClickHouse merges'
 // The harness's categories, with the engine's background merges apart from its inserts and queries.
 const stages: ThreadClassifier = (t, pid) => t.name.startsWith('MergeMutate') ? MERGES : lookoutThreads(t, pid)
+/** Each category and how the report names it. */
+const STAGE_LINES = [
+  [CPU_CATEGORIES.main, `${CPU_CATEGORIES.main} (with this bench's HTTP client)`],
+  [CPU_CATEGORIES.workers, CPU_CATEGORIES.workers],
+  [CPU_CATEGORIES.v8, CPU_CATEGORIES.v8],
+  [CPU_CATEGORIES.clickhouse, `${CPU_CATEGORIES.clickhouse}: inserts, queries, libuv`],
+  [MERGES, MERGES],
+  ['exited', 'exited'],
+] as const
 const rss = rssSampler()
 const cpu0 = process.cpuUsage()
 const threads0 = cpuSnapshot(process.pid, stages)
@@ -120,8 +129,7 @@ const lines = [
   ['ratio end-to-end / raw insert', (e2eRate / rawRate).toFixed(2)],
   ['peak RSS MiB (whole pipeline in this process)', mib(peak)],
   ['CPU s per million events: this process (HTTP, workers, loader, chdb)', (((cpu.user + cpu.system) / 1e6) / (accepted / 1e6)).toFixed(2)],
-  ...[CPU_CATEGORIES.main, CPU_CATEGORIES.workers, CPU_CATEGORIES.v8, CPU_CATEGORIES.clickhouse, MERGES, 'exited'].map((k) =>
-    [`  of which ${k === CPU_CATEGORIES.main ? `${k} (with this bench's HTTP client)` : k === CPU_CATEGORIES.clickhouse ? `${k}: inserts, queries, libuv` : k}`, ((byStage[k] ?? 0) / (accepted / 1e6)).toFixed(2)]),
+  ...STAGE_LINES.map(([k, label]) => [`  of which ${label}`, ((byStage[k] ?? 0) / (accepted / 1e6)).toFixed(2)]),
   ['CPU s per million events: nats-server', (natsCpu / (accepted / 1e6)).toFixed(2)],
 ]
 for (const [k, v] of lines) process.stdout.write(`${String(k).padEnd(58)} ${v}\n`)
