@@ -56,4 +56,8 @@ ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY SETTING min_bytes_for
 
 INSERT INTO lookout.schema_migrations (version, name) VALUES (4, 'compact parts up to 256 MiB');
 
+ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY SETTING merge_selector_base = 10;
+
+INSERT INTO lookout.schema_migrations (version, name) VALUES (5, 'merges of ten parts');
+
 ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY TTL toDateTime(timestamp) + INTERVAL 7 DAY SETTINGS materialize_ttl_after_modify = 0;

@@ -1,0 +1,124 @@
+// What do the background merges of a steadily fed log table cost, and what do
+// the merge selector's settings trade? The pipeline's own row bytes inserted at
+// a fixed rate in the loader's batches, one table per variant, alternated; the
+// engine's CPU over the feed and a settling period (inserts and merges), the
+// active parts it leaves, and a rare-term search over them. See README.md.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MERGE_SETTINGS, migrateLogStore, openLogStore, ROW_FORMATS } from '../../ingest/index.ts'
+import { decodeOtlpProtobuf, newRowFields, RowWriter } from '../../ingest/index.ts'
+import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
+import { percentile } from '../lib/stats.ts'
+
+const RATE = Number(process.env.BENCH_RATE ?? 60_000)
+const FEED_S = Number(process.env.BENCH_FEED_S ?? 60)
+const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 15)
+const REPS = Number(process.env.BENCH_REPS ?? 2)
+/** Rows per insert: the loader's batch under a backlog (37,500 in bench/e2e). */
+const PER_INSERT = Number(process.env.BENCH_PER_INSERT ?? 37_500)
+const SEARCHES = 30
+
+const dir = mkdtempSync(join(tmpdir(), 'lookout-merges-'))
+const store = openLogStore({ path: dir })
+await migrateLogStore(store, { retentionDays: 7 })
+const db = store.database
+
+// One insert's worth of rows, as the pipeline writes them; reused for every insert (the engine does not compare rows).
+const ws = crypto.randomUUID()
+const rid = crypto.randomUUID()
+const fields = newRowFields()
+const perInsert = Math.max(1, Math.round(PER_INSERT / DEFAULT_SHAPE.records))
+const parts: Buffer[] = []
+for (let i = 0; i < perInsert; i++) {
+  const now = String(BigInt(Date.now()) * 1_000_000n)
+  const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
+  decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields, unstamped: 0 })
+  parts.push(Buffer.from(w.finish().data))
+}
+const batch = Buffer.concat(parts)
+const rowsPerInsert = perInsert * DEFAULT_SHAPE.records
+const intervalMs = (rowsPerInsert / RATE) * 1000
+
+interface Variant { name: string; settings: string }
+// Each variant sets both settings: a table made AS the product's copies its settings (migration 5's).
+const HEURISTIC = 'merge_selector_enable_heuristic_to_lower_max_parts_to_merge_at_once'
+const variants: Variant[] = [
+  { name: 'engine defaults (base 5, lower-width heuristic on)', settings: `merge_selector_base = 5, ${HEURISTIC} = 1` },
+  { name: `product (migration 5: ${MERGE_SETTINGS})`, settings: `${MERGE_SETTINGS}, ${HEURISTIC} = 1` },
+  { name: 'lower-width heuristic off', settings: `merge_selector_base = 5, ${HEURISTIC} = 0` },
+  { name: 'both', settings: `merge_selector_base = 10, ${HEURISTIC} = 0` },
+]
+
+interface Sample { cpuPerM: number; inserted: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number }
+const samples = new Map<string, Sample[]>()
+const cpuNow = (): number => {
+  const c = process.cpuUsage()
+  return (c.user + c.system) / 1e6
+}
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+async function activeParts(table: string): Promise<number> {
+  const r = await store.query<{ c: string }>(`SELECT count() AS c FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db, t: table })
+  return Number(r.rows[0]?.c ?? 0)
+}
+
+/** A rare-term search as query/sql.ts builds it (message and attribute values), for a word no row holds. */
+async function searchMs(table: string): Promise<number[]> {
+  const sql = `SELECT timestamp, message FROM ${db}.${table} WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID}
+    AND ((hasAllTokens(lower(message), {t:Array(String)}) AND positionCaseInsensitiveUTF8(message, {p:String}) > 0)
+      OR (hasAllTokens(arrayMap(v -> lower(v), mapValues(attributes)), {t:Array(String)}) AND arrayExists(v -> positionCaseInsensitiveUTF8(v, {p:String}) > 0, mapValues(attributes))))
+    ORDER BY timestamp DESC LIMIT 100 SETTINGS use_query_condition_cache = 0`
+  const out: number[] = []
+  for (let i = 0; i < SEARCHES; i++) {
+    const word = `zq${i}x${Date.now()}`
+    const t = performance.now()
+    await store.query(sql, { ws, rid, t: [word], p: word })
+    out.push(performance.now() - t)
+  }
+  return out
+}
+
+let n = 0
+for (let rep = 0; rep < REPS; rep++) {
+  for (const v of variants) {
+    const table = `m${n++}`
+    await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
+    await store.command(`ALTER TABLE ${db}.${table} MODIFY SETTING ${v.settings}`)
+    const c0 = cpuNow()
+    const t0 = performance.now()
+    let inserted = 0
+    let late = 0
+    let partsMax = 0
+    // Open loop: insert i is due at t0 + i * interval; one that comes due while another runs waits (counted late).
+    for (let i = 0; performance.now() - t0 < FEED_S * 1000; i++) {
+      const wait = t0 + i * intervalMs - performance.now()
+      if (wait > 0) await sleep(wait)
+      else if (i > 0) late++
+      await store.insertJsonRows(table, batch, `${table}-${i}`, ROW_FORMATS.compact)
+      inserted += rowsPerInsert
+      if (i % 8 === 0) partsMax = Math.max(partsMax, await activeParts(table))
+    }
+    await sleep(SETTLE_S * 1000)
+    const cpu = cpuNow() - c0
+    const partsEnd = await activeParts(table)
+    const ms = await searchMs(table)
+    samples.set(v.name, [...(samples.get(v.name) ?? []), {
+      cpuPerM: cpu / (inserted / 1e6), inserted, lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
+    }])
+    await store.command(`DROP TABLE ${db}.${table} SYNC`)
+  }
+}
+
+const all = (xs: number[], d = 1): string => xs.map((x) => x.toFixed(d)).join(' / ')
+console.log(`${RATE} rows/s in inserts of ${rowsPerInsert} for ${FEED_S} s, then ${SETTLE_S} s of merges; ${REPS} alternating repetitions`)
+console.log('engine CPU-s per million rows over feed + settle (inserts and merges); active parts (most seen, at the end); a rare-term search over them (ms)')
+console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'late'.padStart(7)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
+for (const v of variants) {
+  const s = samples.get(v.name) as Sample[]
+  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
+}
+await store.close()
+rmSync(dir, { recursive: true, force: true })
+process.exit(0)
