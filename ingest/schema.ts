@@ -123,10 +123,11 @@ const MIGRATIONS: Migration[] = [
   {
     // Merges wait for about ten parts of a size rather than five: each row
     // (and its text indexes) is rewritten fewer times while a flood loads.
-    // The engine alone fed 60k rows/s for 60 s spent 12-30 % less CPU per row,
-    // inserts fell behind less, and it kept 11 active parts instead of 5-6
-    // (bench/merges); in the pipeline, 8-19 % less engine CPU per event and a
-    // lower freshness p99 (bench/ingest README, "The merge selector").
+    // The engine alone fed 60k rows/s spent 12-30 % less CPU per row and kept
+    // more active parts until they aged (14 against 4 after five minutes, a
+    // rare-term search 2.7 ms slower: bench/merges); in the pipeline, 8-19 %
+    // less engine CPU per event and a lower freshness p99 (bench/ingest
+    // README, "The merge selector").
     version: 5,
     name: 'merges of ten parts',
     statements: (db, o) => [
