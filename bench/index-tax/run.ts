@@ -3,13 +3,11 @@
 // into the product schema, the product schema less one index at a time, and a
 // minimal table; then merges run for a fixed period and the parts are merged
 // to one, so merge-time index building is counted. See README.md.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { migrateLogStore, openLogStore, ROW_FORMATS } from '../../ingest/index.ts'
-import { decodeOtlpProtobuf, newRowFields, parseStoredRow, RowWriter } from '../../ingest/index.ts'
-import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
+import { rmSync } from 'node:fs'
+import { parseStoredRow, ROW_FORMATS } from '../../ingest/index.ts'
+import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
+import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200)
 const REPS = Number(process.env.BENCH_REPS ?? 3)
@@ -19,24 +17,15 @@ const PER_INSERT = Number(process.env.BENCH_PER_INSERT ?? 25_000)
 const MERGE_S = Number(process.env.BENCH_MERGE_S ?? 5)
 const ROWS = REQUESTS * DEFAULT_SHAPE.records
 
-const dir = mkdtempSync(join(tmpdir(), 'lookout-index-tax-'))
-const store = openLogStore({ path: dir })
-await migrateLogStore(store, { retentionDays: 7 })
+const { dir, store } = await scratchLogStore('lookout-index-tax-')
 const db = store.database
 
-// The rows exactly as the pipeline writes them (the loader inserts these bytes unchanged).
+// The rows exactly as the pipeline writes them (the loader inserts these bytes unchanged),
+// one request received every 10 ms (100k rows/s), so receive-time bounds prune as they would.
 const ws = crypto.randomUUID()
 const rid = crypto.randomUUID()
-const fields = newRowFields()
-// One request received every 10 ms (100k rows/s), so receive-time bounds prune as they would.
 const t0ns = BigInt(Date.now()) * 1_000_000n
-const requests: Buffer[] = []
-for (let i = 0; i < REQUESTS; i++) {
-  const now = String(t0ns + BigInt(i) * 10_000_000n)
-  const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
-  decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields, unstamped: 0 })
-  requests.push(Buffer.from(w.finish().data))
-}
+const requests = storedRows(REQUESTS, ws, rid, (i) => String(t0ns + BigInt(i) * 10_000_000n))
 const perInsert = Math.max(1, Math.round(PER_INSERT / DEFAULT_SHAPE.records))
 const inserts: Buffer[] = []
 for (let i = 0; i < requests.length; i += perInsert) inserts.push(Buffer.concat(requests.slice(i, i + perInsert)))

@@ -1,15 +1,12 @@
 // Which insert format (and which search indexes) does the embedded engine load
 // fastest? The pipeline's own rows, written back by the engine in each format,
 // inserted into fresh tables of the product schema. See README.md.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { createChdbConnection } from 'chdb/connection'
-import { migrateLogStore, openLogStore, ROW_COLUMNS, ROW_FORMATS } from '../../ingest/index.ts'
-import { decodeOtlpProtobuf } from '../../ingest/index.ts'
-import { newRowFields, RowWriter } from '../../ingest/index.ts'
-import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
+import { ROW_COLUMNS, ROW_FORMATS } from '../../ingest/index.ts'
+import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
+import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200)
 const REPS = Number(process.env.BENCH_REPS ?? 3)
@@ -17,26 +14,17 @@ const ROWS = REQUESTS * DEFAULT_SHAPE.records
 const FORMATS = ['JSONEachRow', 'JSONCompactEachRow', 'TSV'] as const
 type Format = (typeof FORMATS)[number]
 
-const dir = mkdtempSync(join(tmpdir(), 'lookout-insert-format-'))
-const store = openLogStore({ path: dir })
-await migrateLogStore(store, { retentionDays: 7 })
+const { dir, store } = await scratchLogStore('lookout-insert-format-')
 const chdb = createChdbConnection({ path: dir }).chdb
 const db = store.database
 
 // The rows exactly as the pipeline makes them, stored once; every format is then written by the engine from them.
 const ws = crypto.randomUUID()
 const rid = crypto.randomUUID()
-const fields = newRowFields()
 const now = String(BigInt(Date.now()) * 1_000_000n)
 await store.command(`CREATE TABLE ${db}.source AS ${db}.logs`)
-const pipelineRows: Buffer[] = []
-for (let i = 0; i < REQUESTS; i++) {
-  const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
-  decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields, unstamped: 0 })
-  const packed = w.finish()
-  pipelineRows.push(Buffer.from(packed.data))
-  await store.insertJsonRows('source', packed.data, `src-${i}`, ROW_FORMATS.compact)
-}
+const pipelineRows = storedRows(REQUESTS, ws, rid, () => now)
+for (let i = 0; i < pipelineRows.length; i++) await store.insertJsonRows('source', pipelineRows[i] as Buffer, `src-${i}`, ROW_FORMATS.compact)
 // The loader's own bytes (positional, in ROW_COLUMNS order), for the in-memory against file comparison.
 const pipelinePayload = Buffer.concat(pipelineRows)
 const payloads = new Map<Format, Buffer>()

@@ -3,13 +3,11 @@
 // a fixed rate in the loader's batches, one table per variant, alternated; the
 // engine's CPU over the feed and a settling period (inserts and merges), the
 // active parts it leaves, and a rare-term search over them. See README.md.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { MERGE_SETTINGS, migrateLogStore, openLogStore, ROW_FORMATS } from '../../ingest/index.ts'
-import { decodeOtlpProtobuf, newRowFields, RowWriter } from '../../ingest/index.ts'
-import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
+import { rmSync } from 'node:fs'
+import { MERGE_SETTINGS, ROW_FORMATS } from '../../ingest/index.ts'
+import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
+import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 60_000)
 const FEED_S = Number(process.env.BENCH_FEED_S ?? 60)
@@ -19,24 +17,14 @@ const REPS = Number(process.env.BENCH_REPS ?? 2)
 const PER_INSERT = Number(process.env.BENCH_PER_INSERT ?? 37_500)
 const SEARCHES = 30
 
-const dir = mkdtempSync(join(tmpdir(), 'lookout-merges-'))
-const store = openLogStore({ path: dir })
-await migrateLogStore(store, { retentionDays: 7 })
+const { dir, store } = await scratchLogStore('lookout-merges-')
 const db = store.database
 
 // One insert's worth of rows, as the pipeline writes them; reused for every insert (the engine does not compare rows).
 const ws = crypto.randomUUID()
 const rid = crypto.randomUUID()
-const fields = newRowFields()
 const perInsert = Math.max(1, Math.round(PER_INSERT / DEFAULT_SHAPE.records))
-const parts: Buffer[] = []
-for (let i = 0; i < perInsert; i++) {
-  const now = String(BigInt(Date.now()) * 1_000_000n)
-  const w = new RowWriter(ws, rid, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
-  decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields, unstamped: 0 })
-  parts.push(Buffer.from(w.finish().data))
-}
-const batch = Buffer.concat(parts)
+const batch = Buffer.concat(storedRows(perInsert, ws, rid, () => String(BigInt(Date.now()) * 1_000_000n)))
 const rowsPerInsert = perInsert * DEFAULT_SHAPE.records
 const intervalMs = (rowsPerInsert / RATE) * 1000
 

@@ -1,0 +1,30 @@
+// The rows the loader inserts, made as the pipeline makes them (the OTLP
+// decoder and RowWriter, JSONCompactEachRow), and a scratch store to insert
+// them into: the engine benchmarks measure the product's bytes in the
+// product's schema, not rows the engine generates.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { decodeOtlpProtobuf, migrateLogStore, newRowFields, openLogStore, RowWriter, type LogStore } from '../../ingest/index.ts'
+import { encodeProtobuf, makeRecords } from './traffic.ts'
+
+/** Requests 0..count-1 of the default traffic shape as stored-row bytes, request i received at receivedNs(i). */
+export function storedRows(count: number, workspaceId: string, resourceId: string, receivedNs: (i: number) => string): Buffer[] {
+  const fields = newRowFields()
+  const out: Buffer[] = []
+  for (let i = 0; i < count; i++) {
+    const now = receivedNs(i)
+    const w = new RowWriter(workspaceId, resourceId, i.toString(16).padStart(24, '0'), now, 64 * 1024 * 1024)
+    decodeOtlpProtobuf(encodeProtobuf(makeRecords(i + 1)), w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: now, maxMessageLength: 65536, fields, unstamped: 0 })
+    out.push(Buffer.from(w.finish().data))
+  }
+  return out
+}
+
+/** A chdb store in a new temporary directory (the caller removes it), with the product schema migrated. */
+export async function scratchLogStore(prefix: string): Promise<{ dir: string; store: LogStore }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const store = openLogStore({ path: dir })
+  await migrateLogStore(store, { retentionDays: 7 })
+  return { dir, store }
+}
