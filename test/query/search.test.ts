@@ -49,6 +49,24 @@ const preciseNs = baseNs + 12n * S + 123_456_789n
   await lk.waitRows(rf, fixture.length, 60_000)
 }
 
+// Paging: 700 lines with timestamps shared by groups of 7 (ties broken by event id).
+// Loaded before the first subtest is queued, and checked by throwing rather than
+// with an assertion: once teardown is registered, tap ends the file two timer
+// turns after it goes idle (an assertion, or its queued subtests done), even
+// while top-level code still awaits.
+const rp = await lk.resource('paging')
+const PAGED = 700
+const pageBase = baseNs + 100n * S
+{
+  const events = Array.from({ length: PAGED }, (_, i) => ({
+    message: `paged line ${i}`, severity: 'INFO', attributes: { i: String(i) },
+    timestamp: iso(pageBase + BigInt(Math.floor(i / 7)) * 1_000_000n),
+  }))
+  const r = await lk.req('POST', cloud(rp), { events })
+  if (r.status !== 200) throw new Error(`paging fixture not accepted: ${r.status} ${JSON.stringify(r.body)}`)
+  await lk.waitRows(rp, PAGED, 60_000)
+}
+
 /** The fixture lines (1-based numbers) a query returns, in order. */
 async function ns_(path: string, query: string, headers?: Record<string, string>): Promise<number[]> {
   const r = await lk.req('GET', `${path}?${query}`, undefined, headers)
@@ -173,19 +191,6 @@ t.test('every ingested field comes back, nanoseconds intact', async (t) => {
   t.equal((byN.get(11) as Record<string, unknown>).severity, '', 'an unknown level has no canonical name')
   t.equal((byN.get(11) as Record<string, unknown>).severity_text, 'NOTICE2')
 })
-
-// Paging: 700 lines with timestamps shared by groups of 7 (ties broken by event id).
-const rp = await lk.resource('paging')
-const PAGED = 700
-const pageBase = baseNs + 100n * S
-{
-  const events = Array.from({ length: PAGED }, (_, i) => ({
-    message: `paged line ${i}`, severity: 'INFO', attributes: { i: String(i) },
-    timestamp: iso(pageBase + BigInt(Math.floor(i / 7)) * 1_000_000n),
-  }))
-  t.equal((await lk.req('POST', cloud(rp), { events })).status, 200)
-  await lk.waitRows(rp, PAGED, 60_000)
-}
 
 t.test('limit at its edges', async (t) => {
   const count = async (path: string, q: string) => {

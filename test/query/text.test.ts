@@ -8,35 +8,8 @@ import { join } from 'node:path'
 import { migrateLogStore, openLogStore } from '../../ingest/index.ts'
 import { filterConditions, matchesText, parseTextQuery, tokensOf, windowQuery, type LogFilter } from '../../query/index.ts'
 
-t.test('parsing', async (t) => {
-  t.same(parseTextQuery('  '), null)
-  t.same(parseTextQuery(''), null)
-  t.same(parseTextQuery('Disk FULL')?.terms, [{ text: 'Disk', tokens: ['disk'] }, { text: 'FULL', tokens: ['full'] }])
-  t.same(parseTextQuery('"connection refused" db')?.terms.map((x) => x.text), ['connection refused', 'db'])
-  t.same(parseTextQuery('"unclosed phrase here')?.terms.map((x) => x.text), ['unclosed phrase here'])
-  t.same(parseTextQuery('a"b c')?.terms.map((x) => x.text), ['a"b', 'c'], 'a quote inside a word is a character')
-  t.same(parseTextQuery('x x X "x"')?.terms.length, 1, 'repeated terms count once')
-  t.same(parseTextQuery('""')?.terms, undefined)
-  t.same(parseTextQuery('user-42')?.terms[0]?.tokens, ['user', '42'])
-  t.same(parseTextQuery('--')?.terms[0]?.tokens, [], 'no words: a substring search')
-  t.same(tokensOf('Größe 10ms,ERR_x ÉCHEC'), ['größe', '10ms', 'err', 'x', 'Échec'], 'words as splitByNonAlpha on lower() makes them')
-  t.same(parseTextQuery('Größe échec')?.terms.map((x) => x.tokens), [[], []], 'words with other letters are substring matches')
-})
-
-t.test('user text never enters the SQL text', async (t) => {
-  const nasty = ["';", 'DROP_TABLE_marker', '{ws:UUID}', "\\'", '`x`', '"phrase with \' quote"', '}UNION_marker{']
-  const f: LogFilter = {
-    workspaceId: '00000000-0000-4000-8000-000000000000', resourceIds: null, startNs: null, endNs: null, minSeverity: null,
-    text: parseTextQuery(nasty.join(' ')), traceId: 'a'.repeat(32),
-  }
-  const q = windowQuery('lookout', f, { loNs: 1n, hiNs: 2n, after: null }, 10)
-  t.notOk(q.sql.includes("'"), 'no string literal at all in the SQL')
-  t.notOk(q.sql.includes('marker'), 'no term in the SQL')
-  t.notOk(q.sql.includes('aaaa'), 'no trace id in the SQL')
-  const values = Object.values(q.params).flat()
-  for (const term of f.text?.terms ?? []) t.ok(values.includes(term.text), `${term.text} travels as a parameter`)
-})
-
+// The engine and its rows come first, before any subtest is queued: once teardown is
+// registered, tap ends the file when it goes idle, even while top-level code awaits.
 const dir = mkdtempSync(join(tmpdir(), 'lookout-text-'))
 const store = openLogStore({ path: dir })
 await migrateLogStore(store, { retentionDays: 7 })
@@ -71,6 +44,35 @@ await store.insertJsonRows('logs', Buffer.from(rows.map((r, i) => JSON.stringify
   workspace_id: WS, resource_id: RID, timestamp: (BASE_NS + BigInt(i)).toString(), received_at: BASE_NS.toString(), observed_timestamp: 0,
   event_id: `e${i}`, message: r.message, attributes: r.attributes, severity_number: 9, severity_text: 'INFO',
 })).join('\n') + '\n'), 'text-test')
+
+t.test('parsing', async (t) => {
+  t.same(parseTextQuery('  '), null)
+  t.same(parseTextQuery(''), null)
+  t.same(parseTextQuery('Disk FULL')?.terms, [{ text: 'Disk', tokens: ['disk'] }, { text: 'FULL', tokens: ['full'] }])
+  t.same(parseTextQuery('"connection refused" db')?.terms.map((x) => x.text), ['connection refused', 'db'])
+  t.same(parseTextQuery('"unclosed phrase here')?.terms.map((x) => x.text), ['unclosed phrase here'])
+  t.same(parseTextQuery('a"b c')?.terms.map((x) => x.text), ['a"b', 'c'], 'a quote inside a word is a character')
+  t.same(parseTextQuery('x x X "x"')?.terms.length, 1, 'repeated terms count once')
+  t.same(parseTextQuery('""')?.terms, undefined)
+  t.same(parseTextQuery('user-42')?.terms[0]?.tokens, ['user', '42'])
+  t.same(parseTextQuery('--')?.terms[0]?.tokens, [], 'no words: a substring search')
+  t.same(tokensOf('Größe 10ms,ERR_x ÉCHEC'), ['größe', '10ms', 'err', 'x', 'Échec'], 'words as splitByNonAlpha on lower() makes them')
+  t.same(parseTextQuery('Größe échec')?.terms.map((x) => x.tokens), [[], []], 'words with other letters are substring matches')
+})
+
+t.test('user text never enters the SQL text', async (t) => {
+  const nasty = ["';", 'DROP_TABLE_marker', '{ws:UUID}', "\\'", '`x`', '"phrase with \' quote"', '}UNION_marker{']
+  const f: LogFilter = {
+    workspaceId: '00000000-0000-4000-8000-000000000000', resourceIds: null, startNs: null, endNs: null, minSeverity: null,
+    text: parseTextQuery(nasty.join(' ')), traceId: 'a'.repeat(32),
+  }
+  const q = windowQuery('lookout', f, { loNs: 1n, hiNs: 2n, after: null }, 10)
+  t.notOk(q.sql.includes("'"), 'no string literal at all in the SQL')
+  t.notOk(q.sql.includes('marker'), 'no term in the SQL')
+  t.notOk(q.sql.includes('aaaa'), 'no trace id in the SQL')
+  const values = Object.values(q.params).flat()
+  for (const term of f.text?.terms ?? []) t.ok(values.includes(term.text), `${term.text} travels as a parameter`)
+})
 
 t.test('the SQL and the tail agree on every query', async (t) => {
   for (const q of queries) {
