@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs'
 import { parseStoredRow, ROW_FORMATS } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
-import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'
+import { activeParts, scratchLogStore, storedRows } from '../lib/stored-rows.ts'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200)
 const REPS = Number(process.env.BENCH_REPS ?? 3)
@@ -97,7 +97,7 @@ for (let rep = 0; rep < REPS; rep++) {
     // Background merges for a fixed period, then everything merged to one part
     // per partition: every variant ends in the same state, its index built once more.
     await sleep(MERGE_S * 1000)
-    const parts = await activeParts(table)
+    const parts = await activeParts(store, table)
     await store.command(`OPTIMIZE TABLE ${db}.${table} FINAL`)
     for (let waited = 0; waited < 60_000 && (await running(table)); waited += 200) await sleep(200)
     const mergeCpu = cpuNow() - c1
@@ -119,11 +119,6 @@ async function lookup(which: Lookup, table: string): Promise<{ ms: number; rows:
     rows = Math.max(rows, r.rowsRead)
   }
   return { ms: percentile(ms, 50), rows }
-}
-
-async function activeParts(table: string): Promise<number> {
-  const r = await store.query<{ c: string }>(`SELECT count() AS c FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db, t: table })
-  return Number(r.rows[0]?.c ?? 0)
 }
 
 async function running(table: string): Promise<boolean> {

@@ -28,3 +28,9 @@ export async function scratchLogStore(prefix: string): Promise<{ dir: string; st
   await migrateLogStore(store, { retentionDays: 7 })
   return { dir, store }
 }
+
+/** Active parts of a table in the store's database. */
+export async function activeParts(store: LogStore, table: string): Promise<number> {
+  const r = await store.query<{ c: string }>(`SELECT count() AS c FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db: store.database, t: table })
+  return Number(r.rows[0]?.c ?? 0)
+}

@@ -4,10 +4,11 @@
 // engine's CPU over the feed and a settling period (inserts and merges), the
 // active parts it leaves, and a rare-term search over them. See README.md.
 import { rmSync } from 'node:fs'
-import { MERGE_SETTINGS, ROW_FORMATS } from '../../ingest/index.ts'
+import { MERGE_SETTINGS, ROW_FORMATS, type QueryParams } from '../../ingest/index.ts'
+import { filterConditions, parseTextQuery } from '../../query/index.ts'
 import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
-import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'
+import { activeParts, scratchLogStore, storedRows } from '../lib/stored-rows.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 60_000)
 const FEED_S = Number(process.env.BENCH_FEED_S ?? 60)
@@ -38,7 +39,7 @@ const variants: Variant[] = [
   { name: 'both', settings: `merge_selector_base = 10, ${HEURISTIC} = 0` },
 ]
 
-interface Sample { cpuPerM: number; inserted: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number }
+interface Sample { cpuPerM: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number }
 const samples = new Map<string, Sample[]>()
 const cpuNow = (): number => {
   const c = process.cpuUsage()
@@ -46,22 +47,16 @@ const cpuNow = (): number => {
 }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
-async function activeParts(table: string): Promise<number> {
-  const r = await store.query<{ c: string }>(`SELECT count() AS c FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db, t: table })
-  return Number(r.rows[0]?.c ?? 0)
-}
-
-/** A rare-term search as query/sql.ts builds it (message and attribute values), for a word no row holds. */
+/** A rare-term search of one resource, with the route's own conditions (query/sql.ts), for a word no row holds. */
 async function searchMs(table: string): Promise<number[]> {
-  const sql = `SELECT timestamp, message FROM ${db}.${table} WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID}
-    AND ((hasAllTokens(lower(message), {t:Array(String)}) AND positionCaseInsensitiveUTF8(message, {p:String}) > 0)
-      OR (hasAllTokens(arrayMap(v -> lower(v), mapValues(attributes)), {t:Array(String)}) AND arrayExists(v -> positionCaseInsensitiveUTF8(v, {p:String}) > 0, mapValues(attributes))))
-    ORDER BY timestamp DESC LIMIT 100 SETTINGS use_query_condition_cache = 0`
   const out: number[] = []
   for (let i = 0; i < SEARCHES; i++) {
-    const word = `zq${i}x${Date.now()}`
+    const params: QueryParams = {}
+    const where = filterConditions({
+      workspaceId: ws, resourceIds: [rid], startNs: null, endNs: null, minSeverity: null, traceId: null, text: parseTextQuery(`zq${i}x${Date.now()}`),
+    }, params)
     const t = performance.now()
-    await store.query(sql, { ws, rid, t: [word], p: word })
+    await store.query(`SELECT timestamp, message FROM ${db}.${table} WHERE ${where.join(' AND ')} ORDER BY timestamp DESC LIMIT 100 SETTINGS use_query_condition_cache = 0`, params)
     out.push(performance.now() - t)
   }
   return out
@@ -85,14 +80,14 @@ for (let rep = 0; rep < REPS; rep++) {
       else if (i > 0) late++
       await store.insertJsonRows(table, batch, `${table}-${i}`, ROW_FORMATS.compact)
       inserted += rowsPerInsert
-      if (i % 8 === 0) partsMax = Math.max(partsMax, await activeParts(table))
+      if (i % 8 === 0) partsMax = Math.max(partsMax, await activeParts(store, table))
     }
     await sleep(SETTLE_S * 1000)
     const cpu = cpuNow() - c0
-    const partsEnd = await activeParts(table)
+    const partsEnd = await activeParts(store, table)
     const ms = await searchMs(table)
     samples.set(v.name, [...(samples.get(v.name) ?? []), {
-      cpuPerM: cpu / (inserted / 1e6), inserted, lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      cpuPerM: cpu / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
       searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
     }])
     await store.command(`DROP TABLE ${db}.${table} SYNC`)
