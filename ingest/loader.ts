@@ -182,16 +182,17 @@ export class Loader {
     const todo = await this.#checks.dropStored(batch, bodies)
     const rows = await this.#inserter.insert(todo, bodies)
     if (rows === null) return
+    // Counted before the acks go out: a reader who sees the stream drained also sees the rows counted.
+    this.stats.batches++
+    this.stats.messages += batch.length
+    this.stats.rows += rows
+    this.stats.lastBatchRows = rows
     for (const m of batch) {
       m.ack()
       this.#held.delete(m)
       this.#checks.loaded(m)
     }
     await this.#connection?.flush().catch(() => undefined)
-    this.stats.batches++
-    this.stats.messages += batch.length
-    this.stats.rows += rows
-    this.stats.lastBatchRows = rows
   }
 }
 

@@ -182,9 +182,12 @@ t.test('loader, stream backlog and consumer state follow the rows into ClickHous
   const events = Array.from({ length: 300 }, (_, i) => ({ message: `row ${i}` }))
   t.equal((await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${rid2}/logs`, { events })).status, 200)
   t.equal((await lk.waitRows(rid2, 300)).length, 300)
-  // The loader acknowledges after its insert; give the consumer state a moment to settle.
+  // Rows are visible in ClickHouse a moment before the insert call returns to the loader, which then
+  // counts and acknowledges: give the counters and the consumer state that moment.
+  const settled = (m: typeof before) => m.value('lookout_jetstream_consumer_ack_pending') + m.value('lookout_jetstream_consumer_pending') === 0 &&
+    m.value('lookout_loader_rows_total') - before.value('lookout_loader_rows_total') >= 300
   let after = await scrape()
-  for (let i = 0; i < 50 && after.value('lookout_jetstream_consumer_ack_pending') + after.value('lookout_jetstream_consumer_pending') > 0; i++) {
+  for (let i = 0; i < 50 && !settled(after); i++) {
     await new Promise((r) => setTimeout(r, 100))
     after = await scrape()
   }
