@@ -21,25 +21,43 @@ const SEARCHES = 30
 const { dir, store } = await scratchLogStore('lookout-merges-')
 const db = store.database
 
-// One insert's worth of rows, as the pipeline writes them; reused for every insert (the engine does not compare rows).
+// DISTINCT inserts' worth of rows, as the pipeline writes them, inserted in turn: a merge of up to
+// ten parts then meets few repeated rows, which would flatter the compression codecs.
+const DISTINCT = Number(process.env.BENCH_DISTINCT ?? 16)
 const ws = crypto.randomUUID()
 const rid = crypto.randomUUID()
 const perInsert = Math.max(1, Math.round(PER_INSERT / DEFAULT_SHAPE.records))
-const batch = Buffer.concat(storedRows(perInsert, ws, rid, () => String(BigInt(Date.now()) * 1_000_000n)))
+const requests = storedRows(perInsert * DISTINCT, ws, rid, () => String(BigInt(Date.now()) * 1_000_000n))
+const batches = Array.from({ length: DISTINCT }, (_, b) => Buffer.concat(requests.slice(b * perInsert, (b + 1) * perInsert)))
 const rowsPerInsert = perInsert * DEFAULT_SHAPE.records
 const intervalMs = (rowsPerInsert / RATE) * 1000
 
-interface Variant { name: string; settings: string }
+interface Variant { name: string; settings: string; columns?: string }
 // Each variant sets both settings: a table made AS the product's copies its settings (migration 5's).
 const HEURISTIC = 'merge_selector_enable_heuristic_to_lower_max_parts_to_merge_at_once'
-const variants: Variant[] = [
-  { name: 'engine defaults (base 5, lower-width heuristic on)', settings: `merge_selector_base = 5, ${HEURISTIC} = 1` },
-  { name: `product (migration 5: ${MERGE_SETTINGS})`, settings: `${MERGE_SETTINGS}, ${HEURISTIC} = 1` },
-  { name: 'lower-width heuristic off', settings: `merge_selector_base = 5, ${HEURISTIC} = 0` },
-  { name: 'both', settings: `merge_selector_base = 10, ${HEURISTIC} = 0` },
-]
+const PRODUCT = `${MERGE_SETTINGS}, ${HEURISTIC} = 1`
+/** The text columns the product compresses with ZSTD(1) (ingest/schema.ts), and the times it stores as Delta + ZSTD(1). */
+const TEXT_COLUMNS = ['message String', 'attributes Map(LowCardinality(String), String)', 'resource_attributes Map(LowCardinality(String), String)',
+  'batch_id String', 'event_id String', 'trace_id String', 'span_id String']
+const TIME_COLUMNS = ['timestamp DateTime64(9)', 'observed_timestamp DateTime64(9)', 'received_at DateTime64(9)']
+const codec = (columns: string[], c: string): string => columns.map((col) => `MODIFY COLUMN ${col} CODEC(${c})`).join(', ')
+const VARIANT_SETS: Record<string, Variant[]> = {
+  selector: [
+    { name: 'engine defaults (base 5, lower-width heuristic on)', settings: `merge_selector_base = 5, ${HEURISTIC} = 1` },
+    { name: `product (migration 5: ${MERGE_SETTINGS})`, settings: PRODUCT },
+    { name: 'lower-width heuristic off', settings: `merge_selector_base = 5, ${HEURISTIC} = 0` },
+    { name: 'both', settings: `merge_selector_base = 10, ${HEURISTIC} = 0` },
+  ],
+  codec: [
+    { name: 'product (ZSTD(1) on text, Delta + ZSTD(1) on times)', settings: PRODUCT },
+    { name: 'LZ4 on the text columns', settings: PRODUCT, columns: codec(TEXT_COLUMNS, 'LZ4') },
+    { name: 'LZ4 on text, Delta + LZ4 on times', settings: PRODUCT, columns: `${codec(TEXT_COLUMNS, 'LZ4')}, ${codec(TIME_COLUMNS, 'Delta, LZ4')}` },
+  ],
+}
+const variants = VARIANT_SETS[process.env.BENCH_VARIANTS ?? 'selector']
+if (variants === undefined) throw new Error(`BENCH_VARIANTS must be one of ${Object.keys(VARIANT_SETS).join(', ')}`)
 
-interface Sample { cpuPerM: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number }
+interface Sample { cpuPerM: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number }
 const samples = new Map<string, Sample[]>()
 const cpuNow = (): number => {
   const c = process.cpuUsage()
@@ -68,6 +86,7 @@ for (let rep = 0; rep < REPS; rep++) {
     const table = `m${n++}`
     await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
     await store.command(`ALTER TABLE ${db}.${table} MODIFY SETTING ${v.settings}`)
+    if (v.columns !== undefined) await store.command(`ALTER TABLE ${db}.${table} ${v.columns}`)
     const c0 = cpuNow()
     const t0 = performance.now()
     let inserted = 0
@@ -78,16 +97,17 @@ for (let rep = 0; rep < REPS; rep++) {
       const wait = t0 + i * intervalMs - performance.now()
       if (wait > 0) await sleep(wait)
       else if (i > 0) late++
-      await store.insertJsonRows(table, batch, `${table}-${i}`, ROW_FORMATS.compact)
+      await store.insertJsonRows(table, batches[i % DISTINCT] as Buffer, `${table}-${i}`, ROW_FORMATS.compact)
       inserted += rowsPerInsert
       if (i % 8 === 0) partsMax = Math.max(partsMax, await activeParts(store, table))
     }
     await sleep(SETTLE_S * 1000)
     const cpu = cpuNow() - c0
     const partsEnd = await activeParts(store, table)
+    const disk = await store.query<{ b: string }>(`SELECT sum(bytes_on_disk) AS b FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db, t: table })
     const ms = await searchMs(table)
     samples.set(v.name, [...(samples.get(v.name) ?? []), {
-      cpuPerM: cpu / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      cpuPerM: cpu / (inserted / 1e6), mibOnDisk: Number(disk.rows[0]?.b ?? 0) / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
       searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
     }])
     await store.command(`DROP TABLE ${db}.${table} SYNC`)
@@ -97,10 +117,11 @@ for (let rep = 0; rep < REPS; rep++) {
 const all = (xs: number[], d = 1): string => xs.map((x) => x.toFixed(d)).join(' / ')
 console.log(`${RATE} rows/s in inserts of ${rowsPerInsert} for ${FEED_S} s, then ${SETTLE_S} s of merges; ${REPS} alternating repetitions`)
 console.log('engine CPU-s per million rows over feed + settle (inserts and merges); active parts (most seen, at the end); a rare-term search over them (ms)')
-console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'late'.padStart(7)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
+console.log('MiB/M: active parts on disk at the end, per million rows inserted')
+console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'MiB/M'.padStart(14)} ${'late'.padStart(7)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
 for (const v of variants) {
   const s = samples.get(v.name) as Sample[]
-  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
+  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
 }
 await store.close()
 rmSync(dir, { recursive: true, force: true })
