@@ -95,7 +95,7 @@ Load
   --rate R             events/s (50k, 1.5M); fixed rate, or find-max's first step (default 20k)
   --duration D         fixed-rate length (default 30s)
   --find-max           step the rate up until ack p99, error rate or freshness breaks a threshold
-  --step D             find-max step length (default 10s)    --factor F   rate per step (default 1.5)
+  --step D             find-max step length (default 30s)    --factor F   rate per step (default 1.5)
   --max-steps N        (default 12)                          --refine N   bisections after the break (default 2)
   --max-p99 D          ack latency p99 threshold (default 1s)
   --max-error-rate X   refused or failed requests threshold (default 0.01)
@@ -242,7 +242,7 @@ export function parseBenchArgs(argv: readonly string[], defaultOut: string): Ben
     findMax: v['find-max'] === true,
     rate: v.rate === undefined ? 20_000 : parseRate('rate', v.rate),
     durationMs: v.duration === undefined ? 30_000 : parseDuration('duration', v.duration),
-    stepMs: v.step === undefined ? 10_000 : parseDuration('step', v.step),
+    stepMs: v.step === undefined ? 30_000 : parseDuration('step', v.step),
     factor: num('factor', v.factor, 1.5, 1.01, 100),
     maxSteps: int('max-steps', v['max-steps'], 12, 1, 1000),
     refine: int('refine', v.refine, 2, 0, 20),

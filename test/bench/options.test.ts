@@ -28,6 +28,8 @@ t.test('defaults: a child pipeline, one OTLP protobuf scenario at a fixed rate',
   t.equal(o.findMax, false)
   t.equal(o.rate, 20_000)
   t.equal(o.durationMs, 30_000)
+  // 30 s, not 10: a 10 s step passed rates whose backlog a longer flood never worked off (bench/ingest README).
+  t.equal(o.stepMs, 30_000, 'find-max steps of 30 s by default')
   t.equal(o.retentionDays, 7)
   t.equal(o.out, '/tmp/out')
   t.equal(o.baselineEvents, 200_000)
