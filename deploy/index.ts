@@ -8,5 +8,6 @@ export { parseNatsServerVersion, hasSyncInterval, jetstreamSyncLines, detectNats
 export { secretKeyPath } from './secret-key.ts'
 export { DEPLOY_ERROR_CODES } from './errors.ts'
 export { adminSocketPath, callAdmin } from './admin.ts'
+export { restartLean, countBuffersInHeapLimit } from './lean-runtime.ts'
 export { startDesktop, checkPrivateDir, ensurePrivateDir } from './desktop.ts'
 export type { Desktop, DesktopOptions } from './desktop.ts'

@@ -76,7 +76,16 @@ export function countBuffersInHeapLimit(): void {
 
 /** Replaces this process with a lean one (never returns), or returns when there is nothing to do. */
 export function leanRestart(argv: readonly string[]): void {
-  if (!wantsLeanRestart(argv, process.env)) return
+  if (wantsLeanRestart(argv, process.env)) restartLean()
+}
+
+/**
+ * Replaces this process with one started as `lookout serve` is (never returns),
+ * unless it is one already or LOOKOUT_LEAN_RUNTIME=0: for benchmarks that run
+ * Lookout in their own process and should measure it as it runs.
+ */
+export function restartLean(): void {
+  if (process.platform !== 'linux' || process.env[MARK] === '0' || process.env[MARK] === APPLIED) return
   const env: NodeJS.ProcessEnv = { ...process.env, [MARK]: APPLIED }
   env.MALLOC_ARENA_MAX ??= '2'
   env.MALLOC_MMAP_THRESHOLD_ ??= '131072'

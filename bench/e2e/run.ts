@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
-import { loadConfig, startLookout } from '../../deploy/index.ts'
+import { countBuffersInHeapLimit, loadConfig, restartLean, startLookout } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
 import { ROW_FORMATS } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
@@ -15,10 +15,16 @@ import { CPU_CATEGORIES, lookoutThreads } from '../ingest/pipeline.ts'
 import { decodeOtlpProtobuf } from '../../ingest/index.ts'
 import { newRowFields, RowWriter } from '../../ingest/index.ts'
 
+// Lookout runs in this process: start it as `lookout serve` starts (deploy/lean-runtime.ts:
+// malloc arenas and threshold, V8's heap growing factor, buffers counted in the heap limit).
+// LOOKOUT_LEAN_RUNTIME=0 measures Node's defaults instead.
+restartLean()
+
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
 const REQUESTS = Math.ceil(EVENTS / DEFAULT_SHAPE.records)
 
+process.stdout.write(`runtime: ${process.env.LOOKOUT_LEAN_RUNTIME === 'applied' ? 'as lookout serve runs (lean)' : 'Node\'s defaults'}; ${process.execArgv.join(' ')}\n`)
 process.stdout.write(`encoding ${REQUESTS} requests of ${DEFAULT_SHAPE.records} records with the OpenTelemetry serializer...\n`)
 const bodies: Uint8Array[] = []
 for (let i = 0; i < REQUESTS; i++) bodies.push(encodeProtobuf(makeRecords(i + 1)))
@@ -26,6 +32,7 @@ for (let i = 0; i < REQUESTS; i++) bodies.push(encodeProtobuf(makeRecords(i + 1)
 const dataDir = mkdtempSync(join(tmpdir(), 'lookout-bench-'))
 const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0' })
 const lookout = await startLookout(config, { logger: false })
+countBuffersInHeapLimit()
 const ws = (await createWorkspace(lookout.db, 'bench')).id
 const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })
 const rid = (await registerResource(lookout.db, ws, { external_id: 'bench', name: 'bench' })).resource.id
