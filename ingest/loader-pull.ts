@@ -32,7 +32,12 @@ export interface PullState {
   /** Whether the previous batch's insert still runs. */
   inserting(): boolean
   failed(message: string): void
+  /** The largest message pulled so far (bytes), kept across batches: how many waiting messages a pull can take. */
+  readonly seen: { largest: number }
 }
+
+/** How often a batch with rows in hand asks how many messages wait, while it waits for its time or an insert. */
+const POLL_MS = 100
 
 /**
  * Gathers one batch: returns when it is full, its oldest message is flushMs
@@ -42,6 +47,14 @@ export interface PullState {
  * under minRows keeps pulling them: each insert makes a part the engine
  * writes and later merges, so fewer, larger inserts cost less per row (issue
  * 19 asks for at least 20k). Without a backlog the flush time cuts as before.
+ *
+ * A pull that waits ends only when its bytes are filled or it expires, and it
+ * cannot expire sooner than 1 s. So only an empty batch waits in a pull: with
+ * rows in hand (and at the start, when a backlog may wait), the consumer is
+ * asked how many messages wait and the pull asks for exactly those, which
+ * returns as soon as they are delivered; with none waiting, the batch sleeps
+ * in short steps. Otherwise the last batch of a flood, smaller than the pull's
+ * bytes, waited out a whole pull after the insert before it had finished.
  */
 export async function collectBatch(s: PullState, limits: PullLimits): Promise<JsMsg[]> {
   const batch: JsMsg[] = []
@@ -51,6 +64,7 @@ export async function collectBatch(s: PullState, limits: PullLimits): Promise<Js
   /** Messages the stream held for this consumer after the last one pulled (JetStream's count; -1 unknown). */
   let pending = 0
   let lastPulled = 0
+  let first = true
   while (!s.stopping() && rows < limits.maxRows && bytes < limits.maxBytes) {
     let wait = deadline === 0 ? 1_000 : deadline - Date.now()
     if (deadline !== 0 && wait <= 0) {
@@ -60,9 +74,22 @@ export async function collectBatch(s: PullState, limits: PullLimits): Promise<Js
     }
     let iter
     try {
+      let waiting = 0
+      if (first || batch.length > 0) {
+        first = false
+        waiting = (await s.consumer.info()).num_pending
+        if (waiting === 0 && batch.length > 0) {
+          const left = deadline - Date.now()
+          await sleep(left > 0 ? Math.min(POLL_MS, left) : POLL_MS)
+          continue
+        }
+      }
       // Bounded by bytes too; a pull must still fit the largest message (the server's max_payload).
       const maxBytes = Math.max(MIN_FETCH_BYTES, limits.maxBytes - bytes)
-      iter = await s.consumer.fetch({ max_bytes: maxBytes, expires: Math.max(wait, MIN_EXPIRES_MS) })
+      const expires = Math.max(wait, MIN_EXPIRES_MS)
+      // nats.js takes a count or bytes, not both: a count only when that many of the largest size fit.
+      const fit = s.seen.largest > 0 ? Math.floor(maxBytes / s.seen.largest) : 0
+      iter = await s.consumer.fetch(waiting > 0 && waiting <= fit ? { max_messages: waiting, expires } : { max_bytes: maxBytes, expires })
     } catch (err) {
       // The connection is reconnecting: wait and pull again.
       s.stats.fetchErrors++
@@ -79,6 +106,7 @@ export async function collectBatch(s: PullState, limits: PullLimits): Promise<Js
         s.held.add(m)
         rows += rowsOf(m)
         bytes += m.data.byteLength
+        if (m.data.byteLength > s.seen.largest) s.seen.largest = m.data.byteLength
         pending = m.info.pending
         lastPulled++
         if (deadline === 0) deadline = Date.now() + limits.flushMs

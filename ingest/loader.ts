@@ -68,6 +68,7 @@ export class Loader {
   #consumer: Consumer | null = null
   /** Messages pulled and not yet acknowledged or given back: kept from redelivery while held. */
   readonly #held = new Set<JsMsg>()
+  readonly #seen = { largest: 0 }
   #keepAlive: NodeJS.Timeout | null = null
   #connection: NatsConnection | null = null
   #stopping = false
@@ -174,6 +175,7 @@ export class Loader {
       failed: (message) => {
         this.lastError = message
       },
+      seen: this.#seen,
     }, { maxRows: this.#maxRows, maxBytes: this.#maxBytes, flushMs: this.#flushMs, minRows: this.#minRows })
   }
 
