@@ -13,14 +13,17 @@ import { RedeliveryChecks } from './loader-dedup.ts'
 import { Inserter } from './loader-insert.ts'
 
 /** The loader's defaults; deploy/config.ts reads them for its LOOKOUT_LOADER_* variables. */
-export const LOADER_DEFAULTS = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, flushMs: 500, minRows: 20_000, maxRetryDelayMs: 30_000 } as const
+export const LOADER_DEFAULTS = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, flushMs: 1_000, minRows: 20_000, maxRetryDelayMs: 30_000 } as const
 
 export interface LoaderOptions {
   /** Rows per insert before a batch is cut; default 50,000. */
   maxRows?: number
   /** Bytes per insert before a batch is cut; default 32 MiB. */
   maxBytes?: number
-  /** Longest a row waits in a partial batch while nothing else waits, ms; default 500. */
+  /**
+   * Longest a row waits in a partial batch while nothing else waits, ms; default 1,000. (Until
+   * loader-pull.ts stopped waiting out 1 s pulls, a 500 ms flush time cut batches at about 1 s anyway.)
+   */
   flushMs?: number
   /**
    * Rows a batch reaches before the flush time cuts it while a backlog waits
