@@ -47,7 +47,12 @@ function flagName(arg: string): string {
 
 /** Whether this start should re-execute itself lean (Linux, a long-running command, not done or refused yet). */
 export function wantsLeanRestart(argv: readonly string[], env: NodeJS.ProcessEnv, platform: string = process.platform): boolean {
-  return platform === 'linux' && COMMANDS.has(argv[0] ?? '') && env[MARK] !== '0' && env[MARK] !== APPLIED && typeof process.execve === 'function'
+  return COMMANDS.has(argv[0] ?? '') && canRestartLean(env, platform)
+}
+
+/** Whether a process could restart lean: Linux, not lean already, not refused (LOOKOUT_LEAN_RUNTIME=0). */
+function canRestartLean(env: NodeJS.ProcessEnv, platform: string): boolean {
+  return platform === 'linux' && env[MARK] !== '0' && env[MARK] !== APPLIED && typeof process.execve === 'function'
 }
 
 /** The node flags of the restarted process: those given, then ours not given (or turned off, --no-...) by hand. */
@@ -85,7 +90,7 @@ export function leanRestart(argv: readonly string[]): void {
  * Lookout in their own process and should measure it as it runs.
  */
 export function restartLean(): void {
-  if (process.platform !== 'linux' || process.env[MARK] === '0' || process.env[MARK] === APPLIED) return
+  if (!canRestartLean(process.env, process.platform)) return
   const env: NodeJS.ProcessEnv = { ...process.env, [MARK]: APPLIED }
   env.MALLOC_ARENA_MAX ??= '2'
   env.MALLOC_MMAP_THRESHOLD_ ??= '131072'

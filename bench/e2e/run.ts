@@ -60,6 +60,19 @@ const STAGE_LINES = [
   [MERGES, MERGES],
   ['exited', 'exited'],
 ] as const
+/** Polls ClickHouse until the resource holds at least `rows` rows. */
+async function waitStored(resourceId: string, rows: number): Promise<void> {
+  for (;;) {
+    const r = await lookout.store.query<{ c: string }>(`SELECT count() AS c FROM ${lookout.store.database}.logs WHERE resource_id = {rid:UUID}`, { rid: resourceId })
+    if (Number(r.rows[0]?.c ?? 0) >= rows) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+/** A copy of the loader's counters that this bench reads. */
+const loaderStats = () => {
+  const s = lookout.loader?.stats
+  return { batches: s?.batches ?? 0, rows: s?.rows ?? 0, insertMs: s?.insertMs ?? 0 }
+}
 // Warm-up, not measured: one request to another resource, stored. The embedded engine starts at
 // the first log operation (ingest/embedded-store.ts: about 1 s here, with its migration) and the
 // decoder pool keeps no worker while idle; neither is the pipeline's rate, and the raw baseline
@@ -69,13 +82,9 @@ const warmStarted = performance.now()
 const warm = await pool.request({ method: 'POST', path: `/v1/workspaces/${ws}/resources/${warmRid}/otlp/v1/logs`, headers, body: bodies[0] })
 await warm.body.arrayBuffer()
 if (warm.statusCode !== 200) throw new Error(`the warm-up request was refused: ${warm.statusCode}`)
-for (;;) {
-  const r = await lookout.store.query<{ c: string }>(`SELECT count() AS c FROM ${lookout.store.database}.logs WHERE resource_id = {rid:UUID}`, { rid: warmRid })
-  if (Number(r.rows[0]?.c ?? 0) >= DEFAULT_SHAPE.records) break
-  await new Promise((r) => setTimeout(r, 50))
-}
+await waitStored(warmRid, DEFAULT_SHAPE.records)
 const warmMs = performance.now() - warmStarted
-const loaded0 = { ...(lookout.loader?.stats ?? { batches: 0, rows: 0, insertMs: 0 }) }
+const loaded0 = loaderStats()
 
 const rss = rssSampler()
 const cpu0 = process.cpuUsage()
@@ -99,14 +108,9 @@ async function sender(): Promise<void> {
 }
 await Promise.all(Array.from({ length: CONCURRENCY }, sender))
 const tAcked = performance.now()
-const db = lookout.store.database
-for (;;) {
-  const r = await lookout.store.query<{ c: string }>(`SELECT count() AS c FROM ${db}.logs WHERE resource_id = {rid:UUID}`, { rid })
-  if (Number(r.rows[0]?.c ?? 0) >= accepted) break
-  await new Promise((r) => setTimeout(r, 50))
-}
+await waitStored(rid, accepted)
 const tStored = performance.now()
-const loadedNow = lookout.loader?.stats ?? { batches: 0, rows: 0, insertMs: 0 }
+const loadedNow = loaderStats()
 const loaded = { batches: loadedNow.batches - loaded0.batches, rows: loadedNow.rows - loaded0.rows, insertMs: loadedNow.insertMs - loaded0.insertMs }
 const peak = rss.stop()
 const cpu = process.cpuUsage(cpu0)

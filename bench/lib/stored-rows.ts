@@ -29,8 +29,13 @@ export async function scratchLogStore(prefix: string): Promise<{ dir: string; st
   return { dir, store }
 }
 
+/** Active parts of a table in the store's database, and their size on disk in bytes. */
+export async function activePartsSize(store: LogStore, table: string): Promise<{ parts: number; bytes: number }> {
+  const r = await store.query<{ c: string; b: string }>(`SELECT count() AS c, sum(bytes_on_disk) AS b FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db: store.database, t: table })
+  return { parts: Number(r.rows[0]?.c ?? 0), bytes: Number(r.rows[0]?.b ?? 0) }
+}
+
 /** Active parts of a table in the store's database. */
 export async function activeParts(store: LogStore, table: string): Promise<number> {
-  const r = await store.query<{ c: string }>(`SELECT count() AS c FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db: store.database, t: table })
-  return Number(r.rows[0]?.c ?? 0)
+  return (await activePartsSize(store, table)).parts
 }

@@ -8,7 +8,7 @@ import { MERGE_SETTINGS, ROW_FORMATS, type QueryParams } from '../../ingest/inde
 import { filterConditions, parseTextQuery } from '../../query/index.ts'
 import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
-import { activeParts, scratchLogStore, storedRows } from '../lib/stored-rows.ts'
+import { activeParts, activePartsSize, scratchLogStore, storedRows } from '../lib/stored-rows.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 60_000)
 const FEED_S = Number(process.env.BENCH_FEED_S ?? 60)
@@ -103,11 +103,10 @@ for (let rep = 0; rep < REPS; rep++) {
     }
     await sleep(SETTLE_S * 1000)
     const cpu = cpuNow() - c0
-    const partsEnd = await activeParts(store, table)
-    const disk = await store.query<{ b: string }>(`SELECT sum(bytes_on_disk) AS b FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active`, { db, t: table })
+    const { parts: partsEnd, bytes: diskBytes } = await activePartsSize(store, table)
     const ms = await searchMs(table)
     samples.set(v.name, [...(samples.get(v.name) ?? []), {
-      cpuPerM: cpu / (inserted / 1e6), mibOnDisk: Number(disk.rows[0]?.b ?? 0) / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      cpuPerM: cpu / (inserted / 1e6), mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
       searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
     }])
     await store.command(`DROP TABLE ${db}.${table} SYNC`)
