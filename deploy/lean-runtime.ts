@@ -8,6 +8,11 @@
 //   chunks, the engine's insert blocks) are mapped and unmapped on free, so a
 //   burst's memory goes back to the system instead of staying in the heap
 //   (glibc's dynamic threshold otherwise climbs to 32 MiB after the first frees).
+// - JE_MALLOC_CONF=percpu_arena:disabled,narenas:1: the engine's own allocator
+//   (jemalloc inside libchdb) keeps an arena per CPU by default; an insert's
+//   pages freed in one were not reused by the next insert running in another,
+//   and each arena held its own for 5 s. One arena: about 100 MiB less at peak
+//   under ingest, at the same insert rate (bench/memory README).
 // V8's optimizing tier for PGlite's WebAssembly stays on: keeping it in the
 // baseline compiler (--liftoff-only, once part of this) saved ~20 MiB here but
 // halved the embedded database's throughput (bench/projects: 919 against 489
@@ -39,6 +44,8 @@ const WRAPPER_BUDGET = '--wasm-wrapper-tiering-budget'
 /** V8 flags the restarted process starts with, unless given already. */
 const V8_FLAGS = [`${WRAPPER_BUDGET}=2147483647`, '--heap-growing-percent=50'] as const
 const BUFFERS_IN_LIMIT = '--external-memory-accounted-in-global-limit'
+/** The embedded engine's jemalloc settings (read from the environment when libchdb loads). */
+export const ENGINE_MALLOC_CONF = 'percpu_arena:disabled,narenas:1'
 
 /** A node flag's name, the same for --x, --x=1 and --no-x. */
 function flagName(arg: string): string {
@@ -94,6 +101,7 @@ export function restartLean(): void {
   const env: NodeJS.ProcessEnv = { ...process.env, [MARK]: APPLIED }
   env.MALLOC_ARENA_MAX ??= '2'
   env.MALLOC_MMAP_THRESHOLD_ ??= '131072'
+  env.JE_MALLOC_CONF ??= ENGINE_MALLOC_CONF
   try {
     process.execve?.(process.execPath, [process.execPath, ...restartFlags(process.execArgv), ...process.argv.slice(1)], env)
   } catch {

@@ -2,11 +2,11 @@
 // settings (deploy/lean-runtime.ts), keeping its pid; the embedded PostgreSQL
 // starts with the small shared_buffers of api/db/pglite-settings.ts.
 import t from 'tap'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { restartFlags, wantsBuffersInHeapLimit, wantsLeanRestart } from '../../deploy/lean-runtime.ts'
+import { ENGINE_MALLOC_CONF, restartFlags, wantsBuffersInHeapLimit, wantsLeanRestart } from '../../deploy/lean-runtime.ts'
 import { openPglite } from '../../core/index.ts'
 
 t.test('which starts restart lean', async (t) => {
@@ -42,6 +42,7 @@ t.test('lookout serve runs lean under the pid it was started with', async (t) =>
   delete env.LOOKOUT_LEAN_RUNTIME
   delete env.MALLOC_ARENA_MAX
   delete env.MALLOC_MMAP_THRESHOLD_
+  delete env.JE_MALLOC_CONF
   const child = spawn(process.execPath, ['deploy/lookout.ts', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL')
@@ -62,10 +63,23 @@ t.test('lookout serve runs lean under the pid it was started with', async (t) =>
   t.equal(cmdline.filter((a) => a === 'serve').length, 1, 'the same command, once')
   t.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'two malloc arenas')
   t.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), 'large blocks mapped, returned on free')
+  t.ok(environ.includes(`JE_MALLOC_CONF=${ENGINE_MALLOC_CONF}`), 'the engine\'s allocator: one arena')
   t.ok(environ.includes('LOOKOUT_LEAN_RUNTIME=applied'), 'marked as restarted')
   const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)))
   child.kill('SIGTERM')
   t.equal(await exited, 0, 'drains and exits 0 on SIGTERM')
+})
+
+t.test('the engine\'s allocator reads JE_MALLOC_CONF, and knows every key of ours', async (t) => {
+  // abort_conf makes jemalloc abort at load on a key or value it does not know.
+  const run = (conf: string) => spawnSync(process.execPath, ['--input-type=module', '-e', 'import { query } from "chdb"; process.stdout.write(query("SELECT 41 + 1", "CSV"))'], {
+    env: { ...process.env, JE_MALLOC_CONF: `abort_conf:true,${conf}` },
+    encoding: 'utf8',
+  })
+  const ours = run(ENGINE_MALLOC_CONF)
+  t.equal(ours.status, 0, `chdb loads with ours: ${ours.stderr.slice(-300)}`)
+  t.equal(ours.stdout.trim(), '42', 'and answers')
+  t.not(run('no_such_key:1').status, 0, 'an unknown key aborts: the variable reaches libchdb\'s jemalloc')
 })
 
 t.test('the embedded PostgreSQL keeps 16 MB of shared buffers', async (t) => {
