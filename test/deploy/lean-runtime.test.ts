@@ -62,7 +62,7 @@ t.test('lookout serve runs lean under the pid it was started with', async (t) =>
   t.ok(cmdline.includes('--heap-growing-percent=50'), 'the heap limit grows by half of what is live')
   t.equal(cmdline.filter((a) => a === 'serve').length, 1, 'the same command, once')
   t.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'two malloc arenas')
-  t.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=131072'), 'large blocks mapped, returned on free')
+  t.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=32768'), 'blocks from 32 KiB mapped, returned on free')
   t.ok(environ.includes(`JE_MALLOC_CONF=${ENGINE_MALLOC_CONF}`), 'the engine\'s allocator: one arena')
   t.ok(environ.includes('LOOKOUT_LEAN_RUNTIME=applied'), 'marked as restarted')
   const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)))
