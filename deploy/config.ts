@@ -216,7 +216,7 @@ function configured<T>(read: () => T): T {
  * engine runs in this process. There the engine's inserts and merges need a
  * core of their own: on two cores one decoder acknowledges about 100k events/s,
  * above what the engine stores, and stores as fast as two with less memory
- * (bench/e2e README, "One decoder beside the embedded engine").
+ * (bench/e2e README, "one decoder beside the embedded engine").
  */
 export function defaultWorkers(engine: 'embedded' | 'server', cores: number = availableParallelism()): number {
   return Math.max(1, engine === 'embedded' ? cores - 1 : cores)

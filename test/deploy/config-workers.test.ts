@@ -1,5 +1,5 @@
 // Decoder workers by default: a core is left to the log engine when it runs
-// in the process (bench/e2e README, "One decoder beside the embedded engine").
+// in the process (bench/e2e README, "one decoder beside the embedded engine").
 import t from 'tap'
 import { availableParallelism } from 'node:os'
 import { defaultWorkers, loadConfig } from '../../deploy/config.ts'
