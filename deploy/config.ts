@@ -139,11 +139,12 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
   const host = env.LOOKOUT_HOST || '127.0.0.1'
   const layout = env.LOOKOUT_CLICKHOUSE_LAYOUT || 'single'
   if (layout !== 'single' && layout !== 'cluster') throw new ConfigError('LOOKOUT_CLICKHOUSE_LAYOUT must be single or cluster')
+  const clickhouseUrl = url(env, 'CLICKHOUSE_URL', ['http', 'https'])
   return {
     host,
     port: int(env, 'LOOKOUT_PORT', 8080, 0, 65535),
     dataDir: resolve(env.LOOKOUT_DATA_DIR || './data'),
-    clickhouseUrl: url(env, 'CLICKHOUSE_URL', ['http', 'https']),
+    clickhouseUrl,
     natsUrl: url(env, 'NATS_URL', ['nats', 'tls', 'ws', 'wss']),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres', 'postgresql']),
     retentionDays: int(env, 'LOOKOUT_RETENTION_DAYS', INGEST_DEFAULTS.retentionDays, 1, 3650),
@@ -151,7 +152,7 @@ export function loadConfig(env: Env = process.env): LookoutConfig {
     maxBodyBytes: int(env, 'LOOKOUT_MAX_BODY_BYTES', APP_DEFAULTS.maxBodyBytes, 1024, 1024 * MiB),
     maxDecompressedBytes: int(env, 'LOOKOUT_MAX_DECOMPRESSED_BYTES', INGEST_DEFAULTS.maxDecompressedBytes, 1024, 1024 * MiB),
     maxInFlightBytes: int(env, 'LOOKOUT_MAX_INFLIGHT_BYTES', INGEST_DEFAULTS.maxInFlightBytes, 1 * MiB),
-    workers: int(env, 'LOOKOUT_WORKERS', defaultWorkers(env.CLICKHOUSE_URL ? 'server' : 'embedded'), 1, 256),
+    workers: int(env, 'LOOKOUT_WORKERS', defaultWorkers(clickhouseUrl === undefined ? 'embedded' : 'server'), 1, 256),
     idleWorkers: int(env, 'LOOKOUT_IDLE_WORKERS', 0, 0, 256),
     loaderMaxRows: int(env, 'LOOKOUT_LOADER_MAX_ROWS', LOADER_DEFAULTS.maxRows, 1),
     loaderMaxBytes: int(env, 'LOOKOUT_LOADER_MAX_BYTES', LOADER_DEFAULTS.maxBytes, 1 * MiB, 1024 * MiB),
