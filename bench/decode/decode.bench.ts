@@ -20,6 +20,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 
 const WORDS = 'request handled user cart checkout payment upstream latency retry cache miss hit order session token database query timeout connection pool worker'.split(' ')
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 function makeRequest(seed: number): ReadableLogRecord[] {
   let x = seed * 2654435761 >>> 0
   const rand = (n: number): number => {
@@ -65,6 +66,7 @@ const jsonRequests = logSets.map(l => Buffer.from(JsonLogsSerializer.serializeRe
 const protoBytes = protoRequests.reduce((n, b) => n + b.length, 0)
 const jsonBytes = jsonRequests.reduce((n, s) => n + Buffer.byteLength(s), 0)
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 function context(): DecodeContext {
   return { minTimeNs: 0n, maxTimeNs: 2n ** 63n, receivedNs: '1700000099000000000', maxMessageLength: 65536, fields: newRowFields(), unstamped: 0 }
 }

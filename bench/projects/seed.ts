@@ -17,6 +17,7 @@ export interface World {
   idsForApi: string[]
 }
 
+// pinned-date: calendar dates the code never compares with the clock
 export async function seed(db: Database, tasks = Number(process.env.BENCH_TASKS ?? 100_000)): Promise<World> {
   await migrate(db, PG_MIGRATIONS)
   const ws = await createWorkspace(db, 'bench')
@@ -53,6 +54,7 @@ export async function seed(db: Database, tasks = Number(process.env.BENCH_TASKS 
   return { workspaceId: ws.id, token, boardId, statuses, types, labels, idsForRaw: ids.slice(0, half), idsForApi: ids.slice(half) }
 }
 
+// pinned-date: calendar dates the code never compares with the clock
 /** The filter combinations the list scenario cycles through (query string and the same filters for the raw SQL). */
 export function listCases(w: World): { query: string; filters: ItemFilters }[] {
   return [

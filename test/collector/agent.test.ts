@@ -55,7 +55,7 @@ t.test('the collector runs its checks; only it probes them', async (t) => {
   await healthIs(tcpCheck.id, 'healthy')
   if (pgCheck !== null) await healthIs(pgCheck.id, 'healthy')
   else t.comment('PostgreSQL (Debian package postgresql) not installed: database check skipped')
-  const rows = await results(tcpCheck.id, '1970-01-01')
+  const rows = await results(tcpCheck.id, new Date(0).toISOString())
   t.ok(rows.length >= 2)
   t.ok(rows.every((r) => r.worker === `collector:${sourceId}`), 'no monitor process probed the collector check')
   const ledger = await db.query<{ outcome: string }>('SELECT outcome FROM monitor_collector_observations WHERE id = $1', [leftOver.id])
@@ -155,7 +155,7 @@ t.test('revoking the source stops the collector with 401', async (t) => {
   t.equal(await collector.exited, 3, 'exit code 3: credential refused')
   t.match(collector.output(), /LOOKOUT|refused the collector credential/)
   t.notMatch(collector.output(), token.slice(-20), 'the credential is never printed')
-  const last = (await results(tcpCheck.id, '1970-01-01')).length
+  const last = (await results(tcpCheck.id, new Date(0).toISOString())).length
   await new Promise((r) => setTimeout(r, 1_500))
-  t.equal((await results(tcpCheck.id, '1970-01-01')).length, last, 'no more traffic')
+  t.equal((await results(tcpCheck.id, new Date(0).toISOString())).length, last, 'no more traffic')
 })

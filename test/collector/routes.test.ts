@@ -132,8 +132,8 @@ t.test('a check moved to a collector leaves the monitor processes', async (t) =>
   const byMonitor = async (after: string) => (await lk.lookout.db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM monitor_results WHERE check_id = $1 AND observed_at > $2 AND worker NOT LIKE 'collector:%'`, [moved.id, after])).rows[0]?.n ?? 0
   const deadline = Date.now() + 20_000
-  while ((await byMonitor('1970-01-01')) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
-  t.ok((await byMonitor('1970-01-01')) > 0, 'the monitor probes a public check')
+  while ((await byMonitor(new Date(0).toISOString())) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+  t.ok((await byMonitor(new Date(0).toISOString())) > 0, 'the monitor probes a public check')
   await lk.req('POST', P, { id: moved.id, location: 'collector', source_id: sourceId })
   const after = new Date(Date.now() + 1_500).toISOString()
   await new Promise((r) => setTimeout(r, 4_000))

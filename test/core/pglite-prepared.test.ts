@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { openPglite } from '../../core/index.ts'
 import { executeText, sqlLiteral } from '../../core/db/pglite-prepared.ts'
 
+// pinned-date: calendar dates the code never compares with the clock
 const dir = mkdtempSync(join(tmpdir(), 'lookout-prepared-'))
 const db = await openPglite(join(dir, 'pg'))
 t.teardown(async () => {
@@ -26,6 +27,7 @@ const TEXT = `SELECT id::text, name, tags, n, due::text, ok FROM things
     AND ($4::date IS NULL OR due < $4) AND ($5::boolean IS NULL OR ok = $5) ORDER BY id`
 const prepared = async () => (await db.query<{ name: string }>('SELECT name FROM pg_prepared_statements')).rows.map((r) => r.name)
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('each value kind gives the plain query\'s rows', async (t) => {
   const cases: unknown[][] = [
     [null, null, null, null, null],

@@ -4,6 +4,7 @@ import t from 'tap'
 import { splitRows } from '../../desktop/forward-queue.ts'
 import { cloudBatchBody, cloudEventOf, isoFromNs } from '../../desktop/forward-batch.ts'
 
+// pinned-date: a pure conversion of a stored row; no clock is read
 const row = (i: number, message = `m${i}`) => JSON.stringify({
   workspace_id: 'w', resource_id: 'r', received_at: 1, batch_id: 'b',
 }).slice(0, -1) + `,"timestamp":1795255200123456789,"observed_timestamp":0,"event_id":"e${i}","severity_number":17,"severity_text":"",` +
@@ -32,6 +33,7 @@ t.test('rows are cut at line ends: at most 1000 events and about 1 MiB per batch
   t.same(splitRows(Buffer.alloc(0)), [], 'nothing: no batch')
 })
 
+// pinned-date: a pure conversion of a stored row; no clock is read
 t.test('a stored row becomes a cloud JSON batch event', async (t) => {
   const e = cloudEventOf(row(7).trimEnd())
   t.same(e, {

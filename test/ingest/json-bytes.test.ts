@@ -44,6 +44,7 @@ t.test('the worst case fits the reserved room', async (t) => {
   t.equal(writeJsonString(buf, 0, s), buf.length, 'control characters and lone surrogates take 6 bytes each')
 })
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 t.test('ASCII and hex helpers', async (t) => {
   const buf = Buffer.alloc(32)
   let p = writeAscii(buf, 0, '1700000000000000000')

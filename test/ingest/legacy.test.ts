@@ -43,7 +43,7 @@ t.test('limits at their edges', async (t) => {
   t.equal((await post({ resource_id: rid, events: mib })).status, 413, 'a batch over 1 MiB')
   t.equal((await post({ resource_id: rid, events: [ev('f1', { timestamp: new Date(Date.now() + 4 * 60_000).toISOString() })] })).status, 200, 'four minutes ahead')
   t.equal((await post({ resource_id: rid, events: [ev('f2', { timestamp: new Date(Date.now() + 6 * 60_000).toISOString() })] })).status, 400, 'six minutes ahead')
-  t.equal((await post({ resource_id: rid, events: [ev('z1', { timestamp: '2026-11-21T10:00:00' })] })).status, 400, 'no time zone')
+  t.equal((await post({ resource_id: rid, events: [ev('z1', { timestamp: new Date().toISOString().slice(0, 19) })] })).status, 400, 'no time zone')
   t.equal((await post({ resource_id: rid, events: [ev('v1', { severity: 'fatal' })] })).status, 400, 'unknown severity')
 })
 

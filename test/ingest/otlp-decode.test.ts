@@ -28,6 +28,7 @@ root.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto')
 const Request = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest')
 const Response = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse')
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 const RECEIVED = '1700000099000000000'
 const BASE_ID = '0123456789abcdef01234567'
 
@@ -196,6 +197,7 @@ const resourceB = resourceFromAttributes({ 'cloud': { region: 'eu-west-1', zone:
 const scopeA = { name: 'app.logger', version: '1.4.2' }
 const scopeB = { name: 'other' }
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 function log(over: LogOver = {}): ReadableLogRecord {
   return {
     hrTime: [1700000000, 123456789],
@@ -229,6 +231,7 @@ const ATTRS = {
   'fffd': 'replacement \uFFFD char',
 }
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 function records(): ReadableLogRecord[] {
   const span = { traceId: '0102030405060708090a0b0c0d0e0f10', spanId: 'a1a2a3a4a5a6a7a8', traceFlags: 1 }
   return [
@@ -308,6 +311,7 @@ t.test('protobuf: official serializer bytes decode like protobufjs + reference m
   t.same(viaProto(pooled.subarray(7, 7 + bytes.length)), got)
 })
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 t.test('protobuf: spot checks of the mapping rules', async t => {
   const { rows } = viaProto(protoOf(records()))
   // The serializer groups records by resource and scope: resource B's come last.
@@ -385,6 +389,7 @@ t.test('uint64Decimal / int64Decimal match BigInt', async t => {
   t.equal(bad, 0)
 })
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 t.test('rejected records are counted, the rest kept', async t => {
   const ctx = (): DecodeContext => context({ minTimeNs: 1700000000000000000n, maxTimeNs: 1800000000000000000n, maxMessageLength: 10 })
   const logs = [
@@ -407,6 +412,7 @@ t.test('rejected records are counted, the rest kept', async t => {
   const lenOnly = viaProto(protoOf([log({ body: 'x'.repeat(11) }), log()]), ctx())
   t.same(lenOnly.result, { accepted: 1, rejected: 1, errorMessage: '1 log record rejected: message longer than 10 characters' })
 
+  // pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
   const ids = Request.encode(Request.fromObject({
     resourceLogs: [{
       scopeLogs: [{
@@ -576,6 +582,7 @@ t.test('JSON: official serializer output decodes like the protobuf request', asy
   for (let i = 0; i < fromProto.rows.length; i++) t.same(fromJson.rows[i], fromProto.rows[i], `row ${i}`)
 })
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 t.test('JSON: numbers vs strings, snake_case, enum names, nulls', async t => {
   const request = {
     resource_logs: [{

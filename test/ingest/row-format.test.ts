@@ -11,6 +11,7 @@ import { startTestLookout } from '../helpers/lookout.ts'
 const WS = '11111111-1111-4111-8111-111111111111'
 const RID = '22222222-2222-4222-8222-222222222222'
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 t.test('the writer writes compact rows; both formats read back the same', async (t) => {
   const w = new RowWriter(WS, RID, '0123456789abcdef01234567', '1795486318791000000', 1 << 20)
   const f = newRowFields()
@@ -38,6 +39,7 @@ t.test('the writer writes compact rows; both formats read back the same', async 
   t.equal(array.length, ROW_COLUMNS.length, 'one value per column')
   t.equal(rowFormatOf(Buffer.from(line)), ROW_FORMATS.compact)
 
+  // pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
   const row = parseStoredRow(line)
   t.same(row, {
     workspace_id: WS, resource_id: RID, received_at: '1795486318791000000', batch_id: '0123456789abcdef0123456700000000',
@@ -54,6 +56,7 @@ t.test('the writer writes compact rows; both formats read back the same', async 
   t.same(storedRowIds(object), storedRowIds(line))
 })
 
+// pinned-date: a pure decoder: the clock bounds are passed in, no clock is read
 t.test('rows are cut into chunks of bounded size, each a whole number of lines with its own id', async (t) => {
   // A 1 KiB start buffer and 4 KiB chunks: the buffer grows many times on the way.
   const w = new RowWriter(WS, RID, '0123456789abcdef01234567', '1795486318791000000', 4096, 1024)

@@ -342,7 +342,7 @@ t.test('delivery history pages; bad cursors and limits are 400', async (t) => {
 t.test('the receiver helper: constant-time signature, five-minute skew, durable dedupe by (instance, id)', async (t) => {
   const secret = 'whsec_test'
   const store = new MemoryReceiptStore()
-  const now = Date.UTC(2031, 5, 1)
+  const now = Date.UTC(2031, 5, 1) // pinned-date: the receiver takes its clock from the test; any fixed instant works
   const r = new WebhookReceiver({ secrets: ['whsec_old', secret], store, now: () => now })
   const body = JSON.stringify({ schema_version: 1, id: 'e1', type: 'webhook.test', occurred_at: 'x', source: { instance_id: 'i1', workspace_id: 'w' } })
   const ts = String(Math.floor(now / 1000))

@@ -281,7 +281,7 @@ t.test('the raw protocol: newline-delimited JSON-RPC 2.0', async (t) => {
   })
   const exited = new Promise<number | null>((resolve) => p.on('exit', resolve))
   const send = (m: unknown) => p.stdin.write((typeof m === 'string' ? m : JSON.stringify(m)) + '\n')
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) // pinned-date: MCP's protocol version is named by a date
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })
   send({ jsonrpc: '2.0', id: 'two', method: 'ping' })
   send('{"jsonrpc": "2.0", "id": 3, "method"')
@@ -292,7 +292,7 @@ t.test('the raw protocol: newline-delimited JSON-RPC 2.0', async (t) => {
   t.equal(await exited, 0, 'stdin closed: exits 0 after answering')
   const byId = new Map(lines.map((l) => [l.id, l]))
   t.equal(lines.length, 6, 'one answer per request, none for the notification')
-  t.match(byId.get(1), { jsonrpc: '2.0', result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'lookout' } } },
+  t.match(byId.get(1), { jsonrpc: '2.0', result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'lookout' } } }, // pinned-date: MCP's protocol version
     'initialize: the version asked for')
   t.same(byId.get('two'), { jsonrpc: '2.0', id: 'two', result: {} }, 'ping')
   t.match(byId.get(null), { error: { code: -32700 } }, 'a broken line: parse error')

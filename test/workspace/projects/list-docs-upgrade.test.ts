@@ -14,6 +14,7 @@ import { settle } from './project-helpers.ts'
 t.test('old rows get their list documents at the first start', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lookout-list-docs-upgrade-'))
 
+  // pinned-date: calendar dates the code never compares with the clock
   // The schema as it was: every migration except the projects stage's from version 4 on.
   const before = PG_MIGRATIONS.map((set) => (set.stage === 'projects' ? { ...set, migrations: set.migrations.filter((m) => m.version < 4) } : set))
   const old = await openPglite(join(dataDir, 'postgres'), { templateDir: PGLITE_TEMPLATES })

@@ -78,6 +78,7 @@ async function all(path: string, query: string): Promise<string[]> {
 
 const expect = (pred: (m: (typeof made)[number]) => boolean) => live.filter(pred).map((m) => m.id).reverse()
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('each filter alone matches the model, newest first, across pages', async (t) => {
   t.same(await all('tasks', ''), expect(() => true), 'no filter')
   t.same(await all('tasks', 'q=ALPHA'), expect((m) => m.spec.title.startsWith('alpha')), 'q is case-insensitive')
@@ -103,6 +104,7 @@ t.test('each filter alone matches the model, newest first, across pages', async 
   t.same(await all('tasks', 'deleted=true'), [deletedOne.id], 'deleted lists the trash')
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('filters combine with AND', async (t) => {
   const combos: [string, (m: (typeof made)[number]) => boolean][] = [
     [`type_ids=${bug}&label_ids=${red}`, (m) => m.spec.type_id === bug && m.spec.label_ids.includes(red)],
@@ -197,6 +199,7 @@ t.test('paging while tasks are added: no repeats, no skips of what existed, new 
   t.match(fresh.body.items[0].title, /^late/, 'a refresh shows the arrivals first')
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('lists of the other routes use the same filter set', async (t) => {
   const b = await api.board('others')
   const n1 = await api.note({ board_id: b.id, title: 'shopping', body: 'milk' })
@@ -252,6 +255,7 @@ t.test('project overview, assignees: counts over the filtered tasks', async (t) 
   void key
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('page texts: closed-set values and the workspace are literals, everything else a parameter', async (t) => {
   const ws = randomUUID()
   const text = (f: Parameters<typeof projectStore.itemPageQuery>[2], limit = 50) => projectStore.itemPageQuery(ws, ['task'], f, true, limit, null)

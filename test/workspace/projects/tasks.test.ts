@@ -47,6 +47,7 @@ t.test('a replay returns the original body even after the task changed', async (
   t.same(replay.body, first.body)
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('TaskCreate bounds at their edges; unknown properties refused', async (t) => {
   const post = (f: Record<string, unknown>) => lk.req('POST', `${P}/tasks`, { idempotency_key: key(), title: 't', ...f })
   t.equal((await post({ title: 'x'.repeat(160) })).status, 201, 'title 160')
@@ -114,6 +115,7 @@ t.test('references: unknown, wrong-board and archived choices are refused at the
   t.equal((await lk.req('POST', `${P}/tasks`, { idempotency_key: key(), title: 't', deliverable: deleted.id })).status, 201, 'an existing deliverable')
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('edits check the revision: stale is 409 and changes nothing; each change adds one; no-op changes nothing', async (t) => {
   const task = await api.task({ assignee: 2, due_on: '2026-06-01', description: 'x' })
   const ok = await lk.req('PATCH', `${P}/tasks/${task.id}`, { revision: 1, title: 'edited', priority: 'high' })

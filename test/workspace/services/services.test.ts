@@ -185,6 +185,7 @@ t.test('a concurrent replay of one key creates one service', async (t) => {
   t.equal(new Set(rs.map((r) => r.body.id)).size, 1)
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('each service and time route refuses a token without its scope', async (t) => {
   const made = await create({ name: 'Scoped' })
   const id = made.body.id as string

@@ -4,6 +4,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { startTestLookout, retryWhenShed } from '../../helpers/lookout.ts'
 
+// pinned-date: calendar dates the code never compares with the clock
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
 retryWhenShed(lk)
@@ -16,6 +17,7 @@ const entry = (over: Record<string, unknown> = {}) => ({
   idempotency_key: randomUUID(), occurred_at: '2026-03-02T10:00:00Z', minutes: 90, description: 'Patched the web server', ...over,
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('recording time: 201 with defaults, replay 200, other content 409', async (t) => {
   const body = entry({ internal_notes: 'took longer: flaky mirror' })
   const r = await lk.req('POST', `${S}/time`, body)
@@ -32,6 +34,7 @@ t.test('recording time: 201 with defaults, replay 200, other content 409', async
   t.equal((await lk.req('POST', `${S}/time`, { ...body, minutes: 91 })).status, 409)
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('TimeCreate bounds and formats', async (t) => {
   const bad = async (over: Record<string, unknown>, loc: (string | number)[], type: string) => {
     const r = await lk.req('POST', `${S}/time`, entry(over))
@@ -116,6 +119,7 @@ t.test('void: keeps the record and its history; a voided entry is final', async 
   t.equal(fix.body.detail[0].type, 'LOOKOUT_TIME_ENTRY_VOIDED')
 })
 
+// pinned-date: calendar dates the code never compares with the clock
 t.test('usage: totals, newest first, paging at the limit edges, internal notes for staff only', async (t) => {
   const own = (await lk.req('POST', `${P}/services`, { idempotency_key: randomUUID(), name: 'Measured' })).body.id as string
   const U = `${P}/services/${own}`
