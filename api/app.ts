@@ -62,6 +62,8 @@ export interface AppOptions {
   broker?: Broker
   /** Live tails this app serves at once; default 256. */
   maxTails?: number
+  /** Days the log store keeps (LOOKOUT_RETENTION_DAYS): the search horizon; default 7. */
+  retentionDays?: number
   version?: string
   /** Largest request body as sent; default 16 MiB. */
   maxBodyBytes?: number
@@ -217,7 +219,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxBodyBytes: opts.maxBodyBytes ?? APP_DEFAULTS.maxBodyBytes,
     otlpContract: opts.otlpContract ?? 'cloud',
   })
-  await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker, maxTails: opts.maxTails })
+  await app.register(queryRoutes, { db: opts.db, store: opts.store, cursors, broker: opts.broker, maxTails: opts.maxTails, retentionDays: opts.retentionDays })
   const samples = opts.metrics === undefined ? null : new PipelineSamples(opts.metrics, { broker: opts.broker })
   if (samples !== null) {
     samples.start()

@@ -27,6 +27,8 @@ export interface QueryRoutesOptions {
   broker?: Broker
   /** Live tails served at once by this process; default 256. */
   maxTails?: number
+  /** Days the store keeps (LOOKOUT_RETENTION_DAYS): where the search windows stop; default 7. */
+  retentionDays?: number
 }
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id'
@@ -39,7 +41,7 @@ interface DesktopQuery { resource_id?: string; workspace_id?: string; since?: st
 
 export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions): Promise<void> {
   const { db, store, cursors } = opts
-  const search = new LogSearch({ store })
+  const search = new LogSearch({ store, retentionDays: opts.retentionDays })
   const broker = opts.broker
   const hubs = broker === undefined ? null : new TailHubs({ connect: () => broker.connectExtra('tail'), subjects: tailSubjects })
   const maxTails = opts.maxTails ?? 256
@@ -153,6 +155,11 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
       if (resume === null) {
         throw new RequestInvalid([detail(['header', 'last-event-id'], 'Invalid Last-Event-ID: not an id this server sent', 'value_error', lastId)], contract === 'cloud' ? 422 : 400)
       }
+    }
+    // HEAD: the stream's headers and no stream (Node sends a HEAD answer's headers only when it ends, so a held stream never answered).
+    if (req.method === 'HEAD') {
+      reply.code(200).header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache, no-transform').send()
+      return
     }
     if (tails >= maxTails) throw new TailBusyError(maxTails)
     // One resource: its own hub; several (a desktop all-resources tail): the workspace's, filtered per session.

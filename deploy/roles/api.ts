@@ -61,7 +61,7 @@ export async function startApiRole(
   await tokens.start()
   cleanups.add(() => tokens.close())
   const appOptions: AppOptions = {
-    db, ingest, store, broker, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+    db, ingest, store, broker, retentionDays: config.retentionDays, version: VERSION, maxBodyBytes: config.maxBodyBytes, maxEventLoopDelayMs: config.maxEventLoopDelayMs,
     bodyTimeoutMs: config.bodyTimeoutMs, headersTimeoutMs: config.headersTimeoutMs,
     secretKey: config.secretKey, alerts: config.alerts, tokens, portalFeatures: config.portalFeatures,
     repositories: { cacheDir: join(config.dataDir, 'repositories'), roots: config.repositoryRoots },

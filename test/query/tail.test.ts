@@ -98,7 +98,7 @@ t.test('lines stream as they are acknowledged, filtered, with every field', asyn
     { message: 'disk almost full', severity: 'WARN', attributes: { mount: '/var' } },
     { message: 'disk fine', severity: 'INFO' },
     { message: 'cpu hot', severity: 'ERROR' },
-    { message: 'Disk failed', severity: 'FATAL', timestamp: '2026-01-01T00:00:00.123456789Z'.replace('2026-01-01', new Date().toISOString().slice(0, 10)) },
+    { message: 'Disk failed', severity: 'FATAL', timestamp: `${new Date().toISOString().slice(0, 10)}T00:00:00.123456789Z` },
   ])
   await post(rb, [{ message: 'disk on another resource', severity: 'ERROR' }])
   await post(ra, [{ message: 'marker disk', severity: 'ERROR' }])
@@ -135,6 +135,14 @@ t.test('a malformed Last-Event-ID is refused', async (t) => {
   t.type(d.body.error.message, 'string')
   const q = await openTail(`${cloud(ra)}/tail?limit=3`)
   t.equal(q.status, 422, 'paging parameters are not tail filters')
+})
+
+t.test('HEAD on a tail answers its headers at once, holding no stream', async (t) => {
+  for (const path of [`${cloud(ra)}/tail`, `/v1/logs/tail?resource_id=${ra}`]) {
+    const res = await fetch(lk.url + path, { method: 'HEAD', headers: { authorization: `Bearer ${lk.token}` }, signal: AbortSignal.timeout(10_000) })
+    t.equal(res.status, 200, `HEAD ${path}`)
+    t.match(res.headers.get('content-type'), /^text\/event-stream/)
+  }
 })
 
 t.test('reconnecting with Last-Event-ID resumes from the ring without gaps or repeats', async (t) => {
