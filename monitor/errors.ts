@@ -10,6 +10,8 @@ export const IdTakenError = createError<'LOOKOUT_MONITOR_ID_TAKEN', 409, [string
   'LOOKOUT_MONITOR_ID_TAKEN', 'The id %s is already used by another record', 409)
 export const CheckPausedError = createError<'LOOKOUT_MONITOR_PAUSED', 409, []>(
   'LOOKOUT_MONITOR_PAUSED', 'The check is paused: resume it before running it', 409)
+export const NotACollectorError = createError<'LOOKOUT_MONITOR_NOT_A_COLLECTOR', 404, []>(
+  'LOOKOUT_MONITOR_NOT_A_COLLECTOR', 'No collector here: the collector routes serve a remote collector\'s own credential, and the caller (the desktop owner) has none', 404)
 
 /** HTTP error codes of the monitoring routes (documented in monitor/README.md). */
 export const MONITOR_ERROR_CODES = {
@@ -17,6 +19,7 @@ export const MONITOR_ERROR_CODES = {
   LOOKOUT_MONITOR_REVISION_CONFLICT: 'the revision sent is not the check\'s current one; nothing was changed',
   LOOKOUT_MONITOR_PAUSED: 'action run on a paused check (results of paused checks are rejected): resume it first',
   LOOKOUT_MONITOR_ID_TAKEN: 'a client-chosen check or source id already belongs to another resource or source',
+  LOOKOUT_MONITOR_NOT_A_COLLECTOR: 'a collector route called without a collector credential: the desktop owner on its socket (a desktop has no remote collectors) (404)',
 } as const
 export type MonitorErrorCode = keyof typeof MONITOR_ERROR_CODES
 

@@ -30,7 +30,7 @@ export type { Outcome, ProbeTarget, ProbeContext, Runner } from './probes/index.
 export { createRunners } from './probes/index.ts'
 export { SshTunnels, fingerprintOf, sshCommand } from './tunnel/index.ts'
 export type { RuntimeSecrets, SshEndpoint, SyncStatus, SshCommand } from './tunnel/index.ts'
-export { CheckNotFoundError, IdTakenError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS } from './errors.ts'
+export { CheckNotFoundError, IdTakenError, NotACollectorError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS } from './errors.ts'
 export type { MonitorErrorCode } from './errors.ts'
 export { MinHeap } from './heap.ts'
 export type { HeapItem } from './heap.ts'

@@ -4,7 +4,7 @@
 // other kind. State lives in PostgreSQL only, so any api process serves them.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { acceptObservations, checksOfSource, checksTag, recordContact, sourceOfToken, type CollectorObservation, type CollectorSource } from '../../monitor/index.ts'
+import { NotACollectorError, acceptObservations, checksOfSource, checksTag, recordContact, sourceOfToken, type CollectorObservation, type CollectorSource } from '../../monitor/index.ts'
 import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { AuthInvalidError } from '../../workspace/index.ts'
@@ -17,7 +17,10 @@ export const COLLECTOR_VERSION_HEADER = 'x-lookout-collector-version'
 const POLL_STEP_MS = 500
 
 async function sourceOf(db: Database, req: FastifyRequest): Promise<CollectorSource> {
-  const source = await sourceOfToken(db, principalOf(req).tokenId)
+  const principal = principalOf(req)
+  // The desktop owner passes every route's token-kind check but has no collector source.
+  if (principal.kind !== 'collector') throw new NotACollectorError()
+  const source = await sourceOfToken(db, principal.tokenId)
   // A credential whose source was revoked (or is not a collector's) is no credential here.
   if (source === null) throw new AuthInvalidError()
   const version = req.headers[COLLECTOR_VERSION_HEADER]
