@@ -1,6 +1,6 @@
 // Readiness: each dependency's check, the live report /v1/ready gives, and the
 // gate that refuses traffic until the first time every dependency is ready.
-// Choice (api/metrics/README.md#readiness): the listener opens as soon as the
+// Choice (metrics/README.md, "Health, readiness and `lookout status`"): the listener opens as soon as the
 // app is built, but an onRequest gate answers 503 + Retry-After on every route
 // except the operational ones until one full check passes; the app's onReady
 // runs that first check, so a healthy start never shows the gate. After that

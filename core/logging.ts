@@ -3,7 +3,7 @@
 // fields of requests and errors; a key filter (authorization, password,
 // private_key, ... anywhere in a logged object); and a text filter for values
 // and messages (bearer tokens, lkt_ tokens, PEM private keys, passwords in
-// URLs, query strings). Policy: api/metrics/README.md#logging.
+// URLs, query strings). Policy: metrics/README.md#logging.
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino'
 
 /** Keys whose values are never logged, at any depth (compared lowercased, without - and _). */

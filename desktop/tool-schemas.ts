@@ -1,4 +1,4 @@
-// The request schemas the stdio tool server (deploy/mcp) offers as tool
+// The request schemas the stdio tool server (desktop/mcp) offers as tool
 // inputs: the routes' own schemas, so a tool accepts exactly what its route does.
 // The project_* tools take the portal's (cloud routes') request schemas and
 // answer with their response bodies.

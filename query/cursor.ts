@@ -3,7 +3,7 @@
 // time window should be. Signed by the caller's codec, so tampering shows.
 import { filterDigest, type LogFilter, type Position } from './filters.ts'
 
-/** Signs and checks opaque cursors (api/cursor.ts's CursorCodec has this shape). */
+/** Signs and checks opaque cursors (core/cursor.ts's CursorCodec has this shape). */
 export interface CursorSigner {
   encode(kind: string, values: readonly unknown[]): string
   /** The values, or null when the cursor is malformed, forged or of another kind. */

@@ -15,7 +15,7 @@ export interface SizingInput {
   measuredAtEventsPerSec: number
   /** CPU seconds per million events, by component. */
   cpu: {
-    /** The Node main thread of the api/loader process (HTTP, publish, loader's JS): a single thread. */
+    /** The Node main thread of the api and loader process (HTTP, publish, loader's JS): a single thread. */
     nodeMain: number
     /** Decoder worker threads. */
     workers: number

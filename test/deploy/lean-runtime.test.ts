@@ -1,6 +1,6 @@
 // `lookout serve` restarts its own process image once with the lean runtime
 // settings (deploy/lean-runtime.ts), keeping its pid; the embedded PostgreSQL
-// starts with the small shared_buffers of api/db/pglite-settings.ts.
+// starts with the small shared_buffers of core/db/pglite-settings.ts.
 import t from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// Lists send each item's stored list document (api/projects/store/list-doc.ts), not
+// Lists send each item's stored list document (workspace/projects/store/list-doc.ts), not
 // the row the item's own route reads. After every kind of write (create, edit,
 // each action, move, delete and restore, a status retired under the task, the
 // desktop's edits, a ticket, notes and deliverables) the item's entry in its list

@@ -35,7 +35,7 @@ export async function recordEvent(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)`,
     [id, workspaceId, type, task.id, task.board_id, task.number, task.revision, task.assignment_revision,
       previousAssignee, assignee, task.origin, actorJson(actor)])
-  // The assignment webhooks' delivery rows commit with the change (alerting/webhooks/enqueue.ts).
+  // The assignment webhooks' delivery rows commit with the change (workspace/projects/store/fanout.ts).
   await enqueueWebhookDeliveries(tx, { id, workspaceId, type, task, previousAssignee, assignee })
 }
 

@@ -12,7 +12,7 @@
 // This text is migration `projects` 4 and is never edited: a change of an item's
 // view takes a new migration that replaces project_item_doc and refreshes the rows
 // (`UPDATE project_items SET list_doc = project_item_doc(project_items)`).
-// test/projects/list-docs.test.ts compares each list entry with the item's own
+// test/workspace/projects/list-docs.test.ts compares each list entry with the item's own
 // route after every kind of write.
 
 const TIME_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
