@@ -2,6 +2,7 @@
 // desktop route 503, both with Retry-After; what was acknowledged is stored.
 import t from 'tap'
 import { startTestLookout } from '../helpers/lookout.ts'
+import { settledRows } from '../helpers/stored-once.ts'
 
 const lk = await startTestLookout({ env: { LOOKOUT_MAX_INFLIGHT_BYTES: String(1024 * 1024) } })
 t.teardown(() => lk.stop())
@@ -20,9 +21,10 @@ t.test('over the in-flight budget: 429 with Retry-After, and the accepted ones a
   for (const r of refused) t.equal(r.headers.get('retry-after'), '1')
   const accepted = results.filter((r) => r.status === 200).length
   t.ok(accepted > 0, 'some accepted')
-  // Identical bodies are one request retried: they are stored once.
-  const rows = await lk.waitRows(rid, 1000)
+  // Identical bodies are one request retried: they are stored once, also after the redelivery window.
+  const rows = await settledRows(lk, rid, 1000, () => lk.req('POST', path, { events: [{ message: 'sentinel' }] }))
   t.equal(rows.length, 1000)
+  t.equal(new Set(rows.map((r) => r.message)).size, 1000, 'each event once')
 })
 
 t.test('the desktop route answers 503 under the same pressure', async (t) => {

@@ -2,6 +2,7 @@
 // holds: every event carries a unique message text, so each stored row is
 // matched to the request that carried it.
 import type { LogStore } from '../../../ingest/index.ts'
+import { REDELIVERY_WINDOW_MS } from '../../helpers/stored-once.ts'
 
 export interface Batch {
   tag: string
@@ -114,9 +115,14 @@ export class Ledger {
       await new Promise((r) => setTimeout(r, 250))
       rep = await this.report(store, resourceId)
     }
-    // A late duplicate would show up after the last missing row arrived: look once more.
-    await new Promise((r) => setTimeout(r, 1000))
-    return this.report(store, resourceId)
+    // A late duplicate shows up after the last missing row arrived, as late as a
+    // redelivery after the loader's ack wait: keep looking that long.
+    const windowEnd = Date.now() + REDELIVERY_WINDOW_MS
+    while (rep.duplicated === 0 && rep.unexpected === 0 && Date.now() < windowEnd) {
+      await new Promise((r) => setTimeout(r, 500))
+      rep = await this.report(store, resourceId)
+    }
+    return rep
   }
 }
 
