@@ -99,8 +99,12 @@ t.test('a paused check stops within an interval; resumed, it runs again', async 
   }
   const view = await checkView(pgCheck.id)
   await lk.req('POST', P, { id: pgCheck.id, enabled: false })
-  const paused = new Date(Date.now() + 4_000).toISOString()
-  await new Promise((r) => setTimeout(r, 7_000))
+  const pausedAt = Date.now()
+  // Stopped means quiet: no result for three of its 2 s intervals, reached within a few intervals of the pause.
+  const lastResult = async () => Math.max(pausedAt, ...(await results(pgCheck.id, new Date(pausedAt - 60_000).toISOString())).map((r) => r.observed_at.getTime()))
+  const last = await until('no result for three intervals', async () => { const at = await lastResult(); return Date.now() - at > 6_000 ? at : undefined }, 30_000)
+  t.ok(last - pausedAt < 4_000, `the last result came within an interval and a poll of the pause (${last - pausedAt} ms)`)
+  const paused = new Date(last + 1).toISOString()
   t.same(await results(pgCheck.id, paused), [], 'no result after the pause took effect')
   // Not only fenced off by the server: the collector stopped sending (the ledger keeps refused ones too).
   const sent = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_collector_observations WHERE check_id = $1 AND received_at > $2', [pgCheck.id, paused])

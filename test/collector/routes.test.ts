@@ -4,6 +4,7 @@
 import t from 'tap'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { startTcp } from '../helpers/servers.ts'
+import { until } from '../helpers/until.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -57,8 +58,11 @@ t.test('the check list answers 304 while unchanged and changes with an edit', as
   const same = await lk.req('GET', '/v1/collector/checks?wait=0', undefined, { ...as, 'if-none-match': etag })
   t.equal(same.status, 304)
   const held = Date.now()
+  const contact = async () => Date.parse((await lk.req('GET', P)).body.sources.find((s: { id: string }) => s.id === sourceId).last_contact_at)
+  const before = await contact()
   const waiting = lk.req('GET', '/v1/collector/checks?wait=10', undefined, { ...as, 'if-none-match': etag })
-  await new Promise((r) => setTimeout(r, 700))
+  // The server records the contact before it holds the poll: edit only once the poll is held.
+  await until('the long poll held', contact, (at) => at > before, 10_000)
   await lk.req('POST', P, { id: check.body.id, configuration: { host: '10.0.0.5', port: 5433, interval_seconds: 60 } })
   const changed = await waiting
   t.equal(changed.status, 200, 'the long poll returns when the check changes')

@@ -10,7 +10,10 @@ import { drainingClose } from '../../deploy/close-draining.ts'
 
 t.test('a close waits for the request in flight, not for a connection that never spoke', async (t) => {
   const app = Fastify({ logger: false })
+  let slowArrived: () => void = () => undefined
+  const slowStarted = new Promise<void>((resolve) => { slowArrived = resolve })
   app.get('/slow', async () => {
+    slowArrived()
     await new Promise((r) => setTimeout(r, 400))
     return { done: true }
   })
@@ -33,7 +36,7 @@ t.test('a close waits for the request in flight, not for a connection that never
   silent.on('error', () => undefined)
 
   const inFlight = fetch(`${url}/slow`)
-  await new Promise((r) => setTimeout(r, 100))
+  await slowStarted // the request is in the server's hands
   const t0 = Date.now()
   // Bounded, so that a close that hangs fails here instead of at the test's timeout.
   await Promise.race([close(), new Promise((r) => setTimeout(r, 10_000))])

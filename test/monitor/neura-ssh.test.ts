@@ -174,8 +174,7 @@ t.test('re-pinning by giving the new fingerprint, then removing the key', async 
   t.equal((await lk.req('DELETE', `${R}/ssh-key`)).status, 200)
   const none = await until('no key', () => check(checkId), (c) => c?.last_result?.code === 'LOOKOUT_PROBE_SSH_KEY_UNAVAILABLE')
   t.equal(none?.last_result?.status, 'unknown', 'without the key the check cannot run: unknown, never a direct connection')
-  await new Promise((r) => setTimeout(r, 1500))
-  t.same(sshDirs(), [], 'no key file or directory is left behind')
+  t.same(await until('the key files removed', async () => sshDirs(), (d) => d.length === 0, 20_000), [], 'no key file or directory is left behind')
   // A new key after a delete starts over (same revision number, another stored key): pending, then installed.
   const again = await lk.req('PUT', `${R}/ssh-key`, { alias: 'bastion', host: '127.0.0.1', port: sshd.port, username: sshd.user, private_key: sshd.clientKey })
   t.equal(again.body.synchronization.status, 'pending')
