@@ -5,6 +5,7 @@
 // deploy/bootstrap.sh test), a missing server is an error, never a skip.
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { availableOrRequired } from './require-servers.ts'
 
 const DEBIAN_ROOT = '/usr/lib/postgresql'
 
@@ -32,8 +33,5 @@ export const PG_BIN = found ?? ''
 /** Whether a PostgreSQL server can be started; throws where the test command was to install one. */
 export function postgresAvailable(): boolean {
   const ok = found !== null && existsSync(join(found, 'initdb')) && existsSync(join(found, 'postgres'))
-  if (!ok && process.env.LOOKOUT_TEST_REQUIRE_SERVERS === '1') {
-    throw new Error(`no PostgreSQL server binaries (looked in LOOKOUT_PG_BIN and ${DEBIAN_ROOT}/*/bin), though the test command installs the postgresql package`)
-  }
-  return ok
+  return availableOrRequired(ok, `PostgreSQL server binaries (LOOKOUT_PG_BIN, ${DEBIAN_ROOT}/*/bin; Debian package postgresql)`)
 }

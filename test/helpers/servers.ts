@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
 import { PG_BIN } from './pg-bin.ts'
+import { availableOrRequired } from './require-servers.ts'
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
@@ -230,7 +231,7 @@ export async function startPostgresServer(): Promise<TestDatabase> {
 }
 
 export function mariadbAvailable(): boolean {
-  return existsSync('/usr/sbin/mariadbd') && existsSync('/usr/bin/mariadb-install-db')
+  return availableOrRequired(existsSync('/usr/sbin/mariadbd') && existsSync('/usr/bin/mariadb-install-db'), 'mariadbd (Debian package mariadb-server)')
 }
 
 /** MariaDB with user `probe` identified by a password, over TCP. */
@@ -260,7 +261,7 @@ export async function startMariadbServer(): Promise<TestDatabase> {
 }
 
 export function redisAvailable(): boolean {
-  return existsSync('/usr/bin/redis-server')
+  return availableOrRequired(existsSync('/usr/bin/redis-server'), 'redis-server (Debian package redis-server)')
 }
 
 /** Redis requiring a password (AUTH with the default user). */

@@ -7,11 +7,12 @@ import { connect } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './servers.ts'
+import { availableOrRequired } from './require-servers.ts'
 
 const SSHD = '/usr/sbin/sshd'
 
 export function sshdAvailable(): boolean {
-  return existsSync(SSHD) && existsSync('/usr/bin/ssh') && existsSync('/usr/bin/ssh-keygen')
+  return availableOrRequired(existsSync(SSHD) && existsSync('/usr/bin/ssh') && existsSync('/usr/bin/ssh-keygen'), 'sshd, ssh and ssh-keygen (Debian packages openssh-server, openssh-client)')
 }
 
 export interface TestSshd {
