@@ -2,6 +2,8 @@
 // happens to the earlier ones (open loop), each retried with the same body
 // until it gets a 2xx under its own Idempotency-Key, as a well-behaved client does: after a refusal
 // (429/503, honouring Retry-After), an error status or a broken connection.
+// Any other 5xx is retried too but recorded as a failure: README "never 500
+// under faults" is a claim the fault tests check through `stats.fatal`.
 import { Agent } from 'undici'
 import type { Batch, Ledger } from './ledger.ts'
 
@@ -25,7 +27,7 @@ export interface SenderStats {
   refused: number
   errors: number
   statuses: Record<string, number>
-  /** Batches refused for good (a 4xx other than 429): a test failure, never retried. */
+  /** Each a test failure: a batch refused for good (a 4xx other than 429, never retried), or a 5xx other than the 503 refusal (retried). */
   fatal: string[]
 }
 
@@ -95,7 +97,7 @@ export class SteadySender {
           dispatcher: this.#agent,
           signal: AbortSignal.timeout(30_000),
         } as RequestInit)
-        await res.arrayBuffer()
+        const body = await res.arrayBuffer()
         this.stats.statuses[res.status] = (this.stats.statuses[res.status] ?? 0) + 1
         if (res.status >= 200 && res.status < 300) {
           this.#o.ledger.ack(b, this.phase)
@@ -105,7 +107,7 @@ export class SteadySender {
         else if (res.status < 500) {
           this.stats.fatal.push(`${b.tag}: ${res.status}`)
           return
-        }
+        } else this.stats.fatal.push(`${b.tag}: ${res.status} ${new TextDecoder().decode(body).slice(0, 200)} (retried)`)
         const ra = Number(res.headers.get('retry-after'))
         if (Number.isFinite(ra) && ra > 0) retryAfterMs = ra * 1000
       } catch {
