@@ -103,6 +103,28 @@ t.test('two observations confirm, resends are duplicates, the fence holds', asyn
   t.equal(results.rows[0]?.n, 5, 'one result row per observation applied or recorded, none for duplicates or fenced ones')
 })
 
+t.test('observations too old, of a paused check or of a check not assigned to the source are rejected with their reason', async (t) => {
+  const day = 24 * 3_600_000
+  const tooOld = obs('up', { observed_at: new Date(Date.now() - day - 60_000).toISOString() })
+  const justInside = obs('up', { observed_at: new Date(Date.now() - day + 60_000).toISOString() })
+  const r = await push([tooOld, justInside])
+  t.same(r.body.rejected, [{ id: tooOld.id, reason: 'rejected_too_old' }], 'older than 24 h: rejected_too_old')
+  t.equal(r.body.recorded, 1, 'just inside 24 h: recorded')
+  const elsewhere = await lk.req('POST', P, { name: 'another source\'s', kind: 'tcp', location: 'collector', source_id: (await lk.req('POST', `${P}/sources`, { action: 'enroll', name: 'dc-2', kind: 'collector' })).body.source.id, configuration: { host: '10.0.0.6', port: 5432, interval_seconds: 60 } })
+  const foreign = obs('up', { check_id: elsewhere.body.id, revision: elsewhere.body.revision })
+  const unknown = obs('up', { check_id: crypto.randomUUID() })
+  const byId = (x: { id: unknown }, y: { id: unknown }) => (String(x.id) < String(y.id) ? -1 : 1)
+  t.same((await push([foreign, unknown])).body.rejected.sort(byId), [{ id: foreign.id, reason: 'rejected_unassigned' }, { id: unknown.id, reason: 'rejected_unassigned' }].sort(byId),
+    'another source\'s check, and no check at all: rejected_unassigned')
+  const paused = await lk.req('POST', P, { id: check.body.id, enabled: false })
+  t.equal(paused.status, 200)
+  const whilePaused = obs('up', { revision: paused.body.revision })
+  t.same((await push([whilePaused])).body.rejected, [{ id: whilePaused.id, reason: 'rejected_paused' }], 'a paused check: rejected_paused')
+  const resumed = await lk.req('POST', P, { id: check.body.id, enabled: true })
+  check.body.revision = resumed.body.revision
+  t.equal((await push([obs('up')])).body.rejected.length, 0, 'resumed: accepted again')
+})
+
 t.test('a push holds 1..1000 observations', async (t) => {
   const many = Array.from({ length: 1000 }, () => obs('up'))
   const ok = await push(many)
