@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 mode="${1:-start}"
 case "$mode" in start|test|bench) ;; *) echo "usage: bootstrap.sh start|test|bench" >&2; exit 2 ;; esac
 
-# Debian packages: nats-server, openssh-client for the monitor role's SSH tunnels (neura checks) and
+# Debian packages: nats-server (bookworm's 2.9.10, the fallback of the 2.10 fetched below), openssh-client for the monitor role's SSH tunnels (neura checks) and
 # libnotify-bin for the desktop service's toasts (notify-send), always; for tests also the servers the
 # probe tests start (openssh-server for the tunnel test), git, and for the desktop tests a private
 # session bus and the test's notification server (dbus, python3-dbus, python3-gi), and chromium (the
@@ -27,6 +27,10 @@ if [ "${#missing[@]}" -gt 0 ]; then
   # policy-rc.d keeps the packages' own services from starting: tests start their own on loopback.
   DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# nats-server 2.10 from Debian trixie into tools/ (fsync on every write; the bookworm
+# 2.9.10 installed above stays the fallback when it cannot be fetched): deploy/fetch-nats.sh.
+bash deploy/fetch-nats.sh
 
 # npm packages (with Node 24 itself) when missing or older than the lockfile.
 if [ ! -x node_modules/.bin/node ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

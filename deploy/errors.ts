@@ -33,7 +33,7 @@ export const DEPLOY_ERROR_CODES = {
   LOOKOUT_USAGE: 'the command line is not understood: an unknown command or option, or a missing argument (exit status 2)',
   LOOKOUT_CONFIG: 'start-up: an environment variable has an invalid value; the message names the variable and its allowed range',
   LOOKOUT_DATA_DIR_BUSY: 'start-up: another live Lookout process holds the data directory (its lock file names the pid)',
-  LOOKOUT_NATS_SERVER_MISSING: 'start-up: no nats-server binary on PATH, in /usr/sbin or /usr/local/sbin, nor at LOOKOUT_NATS_SERVER',
+  LOOKOUT_NATS_SERVER_MISSING: 'start-up: no nats-server binary at LOOKOUT_NATS_SERVER, in tools/nats-server, on PATH, in /usr/sbin or /usr/local/sbin',
   LOOKOUT_SERVER_UNREACHABLE: '`lookout status` (or another CLI command) could not reach the server on its owner socket or URL',
   LOOKOUT_SECRET_KEY_FILE_MISSING: 'start-up: LOOKOUT_SECRET_KEY is not set, the data directory has sealed secrets, and its key file (keys/secret.key) is gone; restore the file or set the key that sealed them, a new key could not open them',
   LOOKOUT_SECRET_KEY_FILE_UNSAFE: 'start-up: the key file (keys/secret.key) or its directory can be read by other users, is not a regular file of this user, or does not hold a 32-byte key',

@@ -2,8 +2,8 @@
 export { loadConfig } from './config.ts'
 export { startLookout } from './runtime.ts'
 export type { Lookout, Role, StartOptions } from './runtime.ts'
-export { ManagedNats, findNatsServer } from './nats-server.ts'
-export { parseNatsServerVersion, hasSyncInterval, jetstreamSyncLines, detectNatsServerVersion } from './nats-sync.ts'
+export { FETCHED_NATS_SERVER, ManagedNats, findNatsServer } from './nats-server.ts'
+export { parseNatsServerVersion, hasSyncInterval, jetstreamSyncLines, detectNatsServerVersion, formatNatsServerVersion } from './nats-sync.ts'
 
 export { secretKeyPath } from './secret-key.ts'
 export { DEPLOY_ERROR_CODES } from './errors.ts'

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { detectNatsServerVersion, jetstreamSyncLines, type NatsServerVersion } from './nats-sync.ts'
 import { NatsServerMissing } from './errors.ts'
@@ -15,15 +16,25 @@ export interface ManagedNatsOptions {
   binary?: string
 }
 
-/** Finds nats-server on PATH or in the sbin folders Debian installs it to. */
+/**
+ * Debian trixie's nats-server 2.10, which deploy/fetch-nats.sh (run by bootstrap.sh) unpacks
+ * into the project's git-ignored tools folder: it can fsync every write (deploy/nats-sync.ts).
+ */
+export const FETCHED_NATS_SERVER = fileURLToPath(new URL('../tools/nats-server/usr/sbin/nats-server', import.meta.url))
+
+/**
+ * The nats-server binary: an explicit one (LOOKOUT_NATS_SERVER), else the fetched 2.10,
+ * else one on PATH or in the sbin folders Debian installs it to (bookworm's 2.9.10).
+ */
 export function findNatsServer(explicit?: string): string {
   if (explicit !== undefined && explicit !== '') return explicit
+  if (existsSync(FETCHED_NATS_SERVER)) return FETCHED_NATS_SERVER
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin', '/usr/local/bin', '/usr/bin']
   for (const d of dirs) {
     const p = join(d, 'nats-server')
     if (d !== '' && existsSync(p)) return p
   }
-  throw new NatsServerMissing('nats-server not found: install it (apt-get install nats-server) or set LOOKOUT_NATS_SERVER')
+  throw new NatsServerMissing('nats-server not found: run bash deploy/bootstrap.sh (or apt-get install nats-server), or set LOOKOUT_NATS_SERVER')
 }
 
 function alive(pid: number): boolean {

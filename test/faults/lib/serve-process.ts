@@ -22,9 +22,11 @@ export interface ServeProcess {
 /**
  * Starts `node deploy/lookout.ts serve` with `env` on top of this process's
  * environment; `onStderrLine` sees every stderr line as it arrives (from the
- * first), in the order written.
+ * first), in the order written, and `onStdoutLine` every stdout line (the log).
  */
-export async function startServe(env: Record<string, string>, onStderrLine: (line: string) => void = () => {}): Promise<ServeProcess> {
+export async function startServe(
+  env: Record<string, string>, onStderrLine: (line: string) => void = () => {}, onStdoutLine: (line: string) => void = () => {},
+): Promise<ServeProcess> {
   const child: ChildProcess = spawn(process.execPath, ['deploy/lookout.ts', 'serve'], {
     env: { ...process.env, LOOKOUT_PORT: '0', LOOKOUT_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,12 +44,14 @@ export async function startServe(env: Record<string, string>, onStderrLine: (lin
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? String(code))))
   const gone = Promise.all([exited, stderrDone]).then(([how]) => how)
   const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    const timer = setTimeout(() => reject(new Error(`lookout serve did not start within 60 s: ${tail}`)), 60_000)
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /on (http:\/\/\S+)/.exec(out)
+    let found = false
+    // A start after a kill loads the backlog while it starts: 60 s was once too short on a loaded 2-core machine.
+    const timer = setTimeout(() => reject(new Error(`lookout serve did not start within 120 s: ${tail}`)), 120_000)
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      onStdoutLine(line)
+      const m = found ? null : /on (http:\/\/\S+)/.exec(line)
       if (m !== null) {
+        found = true
         clearTimeout(timer)
         resolve(m[1] as string)
       }
@@ -57,7 +61,6 @@ export async function startServe(env: Record<string, string>, onStderrLine: (lin
       reject(new Error(`lookout serve exited (${how}): ${tail}`))
     })
   })
-  child.stdout!.resume()
   const pid = child.pid as number
   const running = () => child.exitCode === null && child.signalCode === null
   return {
