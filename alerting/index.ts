@@ -29,7 +29,7 @@ export {
   DELIVERIES_QUERY, DELIVERY_PARAMS, WEBHOOK_CREATE, WEBHOOK_PARAMS, WEBHOOK_PATCH, WORKSPACE_QUERY,
 } from './webhooks/schemas.ts'
 export {
-  createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView, updateSubscription,
+  createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView, updateSubscription, webhookSecretsSealed,
 } from './webhooks/store.ts'
 export type { DeliveryView, SubscriptionInput, SubscriptionPatch } from './webhooks/store.ts'
 export type { DeliveryObserver } from './observer.ts'

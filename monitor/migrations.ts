@@ -1,4 +1,4 @@
-// PostgreSQL schema of the monitor stage (added to PG_MIGRATIONS by the api stage).
+// PostgreSQL schema of the monitor stage (assembled into PG_MIGRATIONS by deploy/migrations.ts).
 import type { MigrationSet } from '../core/index.ts'
 
 export const MONITOR_MIGRATIONS: MigrationSet = {

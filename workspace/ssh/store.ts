@@ -162,3 +162,9 @@ export async function openSshKey(db: Sql, box: SecretBox, workspaceId: string, r
   if (r.rows[0] === undefined) throw new NotFoundError('ssh key')
   return JSON.parse(box.open(Buffer.from(r.rows[0].sealed), boxContext(workspaceId, resourceId)).toString('utf8')) as { private_key: string; passphrase: string }
 }
+
+/** Whether any SSH private key is sealed in the store (the launcher then refuses to invent a new sealing key). */
+export async function sshKeysSealed(db: Sql): Promise<boolean> {
+  const r = await db.query<{ present: boolean }>('SELECT EXISTS (SELECT 1 FROM resource_ssh_keys) AS present')
+  return r.rows[0]?.present === true
+}
