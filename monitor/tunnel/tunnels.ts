@@ -3,7 +3,7 @@
 // first use (or checked against the fingerprint the user gave), one SSH
 // channel per probe, and the key's status reported back (installed / failed).
 import { PROBE_REASONS } from '../errors.ts'
-import { outcome, type Outcome } from '../probes/outcome.ts'
+import { outcome, type Outcome } from '../probes/result.ts'
 import { bridge, type Bridge } from './bridge.ts'
 import { SYNC_STATUS, type RuntimeSecrets, type SshEndpoint, type SyncStatus } from './secrets.ts'
 import { TUNNEL_FAILURES, TunnelError, authenticate, defaultWorkDir, fingerprintOf, openChannel, scanHostKeys } from './ssh.ts'
