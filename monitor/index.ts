@@ -18,7 +18,7 @@ export type { NewCheck, CheckPatch, CheckAction, TransitionView, IncidentView } 
 export { toCheckView, aggregateHealth } from './rows.ts'
 export type { CheckRow, CheckView } from './rows.ts'
 export {
-  insertSource, revokeSource, listSources, sourceExists, sourceOnResource, getSubscription, changeSubscription, SOURCE_KINDS, DEFAULT_CHANNELS,
+  insertSource, revokeSource, listSources, sourceExists, sourceOnResource, SOURCE_KINDS,
 } from './sources.ts'
 export type { SourceKind } from './sources.ts'
 export type { OutboxPayload } from './writer.ts'

@@ -6,7 +6,7 @@
 // attempt is committed with it.
 import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
 import type { ValidateFunction } from 'ajv'
-import { changeSubscription, DEFAULT_CHANNELS } from '../../monitor/index.ts'
+import { changeSubscription, DEFAULT_CHANNELS } from './subscriptions.ts'
 import { createAjv } from '../../core/index.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
