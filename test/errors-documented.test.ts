@@ -44,7 +44,7 @@ for (const [where, codes] of Object.entries(catalogues)) {
 // or 422 item type written into a body) is in that stage's catalogue or core's,
 // and a factory's declared type is its code. Plain `class … extends Error` with
 // nothing but a code are not used: the factory gives each its status once.
-const STAGE_DIRS = ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'collector', 'desktop', 'console', 'api', 'deploy']
+const STAGE_DIRS = ['core', 'tunnel', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'collector', 'desktop', 'console', 'api', 'deploy']
 function sourcesOf(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name)

@@ -7,18 +7,19 @@ import { dirname, join, normalize } from 'node:path'
 /** Which stages each stage may import (README "Layout"); test/ is free to import anything. */
 const ALLOWED: Record<string, readonly string[]> = {
   core: [],
+  tunnel: ['core'],
   ingest: ['core'],
   query: ['core', 'ingest'],
-  monitor: ['core'],
-  workspace: ['core', 'monitor'],
+  monitor: ['core', 'tunnel'],
+  workspace: ['core', 'tunnel'],
   alerting: ['core', 'monitor', 'workspace'],
   metrics: ['core', 'ingest', 'monitor', 'alerting'],
   collector: ['core', 'monitor'],
   desktop: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting'],
   console: ['core'],
-  api: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console'],
-  deploy: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console', 'collector', 'api'],
-  bench: ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console', 'collector', 'api', 'deploy', 'test'],
+  api: ['core', 'tunnel', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console'],
+  deploy: ['core', 'tunnel', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console', 'collector', 'api'],
+  bench: ['core', 'tunnel', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'desktop', 'console', 'collector', 'api', 'deploy', 'test'],
 }
 /** Loaded on demand only (`lookout bench`): a dynamic import, so no static cycle. */
 const DYNAMIC_ONLY: Record<string, readonly string[]> = { deploy: ['bench'] }

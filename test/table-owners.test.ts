@@ -97,7 +97,7 @@ const KNOWN: readonly string[] = [
   "workspace/projects/store/fanout.ts: webhook_subscriptions (alerting)",
 ]
 
-const STAGES = ['core', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'collector', 'desktop', 'console', 'api', 'deploy']
+const STAGES = ['core', 'tunnel', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'collector', 'desktop', 'console', 'api', 'deploy']
 const root = new URL('..', import.meta.url).pathname
 
 function sources(dir: string, out: string[] = []): string[] {

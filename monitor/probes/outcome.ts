@@ -2,7 +2,7 @@
 import type { CredentialPolicy, CredentialRef } from '../credentials.ts'
 import { PROBE_REASONS, type ProbeReason } from '../errors.ts'
 import type { Kind, Observation } from '../kinds.ts'
-import type { SshTunnels } from '../tunnel/tunnels.ts'
+import type { SshTunnels } from '../../tunnel/index.ts'
 import { outcome, type Outcome } from './result.ts'
 
 export { outcome, type Outcome }

@@ -1,6 +1,6 @@
 // Resource SSH keys: the private key and passphrase sealed in one box, the
 // rest (alias, destination, fingerprint, synchronization) readable.
-import { fingerprintOf as hostKeyFingerprint } from '../../monitor/index.ts'
+import { fingerprintOf as hostKeyFingerprint } from '../../tunnel/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { ConflictError, NotFoundError } from '../../core/index.ts'
 import type { KeyFacts } from './key.ts'
