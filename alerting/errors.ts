@@ -12,6 +12,9 @@ export const AlertAlreadyVerifiedError = createError<'LOOKOUT_ALERT_ALREADY_VERI
   'LOOKOUT_ALERT_ALREADY_VERIFIED', 'The destination is already verified', 409)
 export const AlertCodeExpiredError = createError<'LOOKOUT_ALERT_CODE_EXPIRED', 409, []>(
   'LOOKOUT_ALERT_CODE_EXPIRED', 'No verification code is pending (none was requested, or it expired): request a new one', 409)
+/** Answered, not thrown: the counted attempt must commit with the 422 (alerts/operations.ts). */
+export const AlertCodeInvalidError = createError<'LOOKOUT_ALERT_CODE_INVALID', 422, [number, string]>(
+  'LOOKOUT_ALERT_CODE_INVALID', 'The verification code is wrong (%s attempt%s left)', 422)
 export const AlertCodeLockedError = createError<'LOOKOUT_ALERT_CODE_LOCKED', 409, []>(
   'LOOKOUT_ALERT_CODE_LOCKED', 'Too many wrong codes: request a new verification code', 409)
 export const AlertVerificationLimitedError = createError<'LOOKOUT_ALERT_VERIFICATION_LIMITED', 429, [string]>(

@@ -9,6 +9,8 @@ export { destinationView, listDestinations, subscriberOf } from './alerts/destin
 export type { ResourceInfo } from './alerts/messages.ts'
 export { runOperation } from './alerts/operations.ts'
 export { readPolicy } from './alerts/routing.ts'
+export { changeSubscription, getSubscription, DEFAULT_CHANNELS } from './alerts/subscriptions.ts'
+export type { SubscriptionView } from './alerts/subscriptions.ts'
 export { ALERT_CHANGE } from './alerts/schemas.ts'
 export type { AlertValues, Operation } from './alerts/schemas.ts'
 export { DEFAULT_ALERT_SETTINGS, alertSettings, localAlertSettings } from './alerts/settings.ts'
@@ -29,7 +31,7 @@ export {
   DELIVERIES_QUERY, DELIVERY_PARAMS, WEBHOOK_CREATE, WEBHOOK_PARAMS, WEBHOOK_PATCH, WORKSPACE_QUERY,
 } from './webhooks/schemas.ts'
 export {
-  createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView, updateSubscription,
+  createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView, updateSubscription, webhookSecretsSealed,
 } from './webhooks/store.ts'
 export type { DeliveryView, SubscriptionInput, SubscriptionPatch } from './webhooks/store.ts'
 export type { DeliveryObserver } from './observer.ts'

@@ -1,8 +1,8 @@
 // Public surface of the api stage (the HTTP edge): the Fastify app and the
-// plugins deploy composes, the migrations of every stage in order, and its codes.
+// plugins deploy composes, and its codes.
 export { APP_DEFAULTS, buildApp, registeredRoutes } from './app.ts'
 export type { AppOptions } from './app.ts'
-export { PG_MIGRATIONS } from './migrations.ts'
+
 export { API_ERROR_CODES } from './errors.ts'
 export type { ApiErrorCode } from './errors.ts'
 export { readinessChecks } from './readiness.ts'

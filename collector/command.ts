@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { resolve } from 'node:path'
 import { Collector } from './agent.ts'
+import { CollectorUsageError } from './errors.ts'
 
 export const COLLECTOR_USAGE = `lookout collector --url URL [--token TOKEN] [--data-dir DIR] [--secrets-dir DIR]... [--poll-seconds N]
   Runs the checks assigned to one enrolled collector source and reports them to the Lookout API at URL
@@ -9,10 +10,6 @@ export const COLLECTOR_USAGE = `lookout collector --url URL [--token TOKEN] [--d
   LOOKOUT_COLLECTOR_TOKEN, which keeps it out of the process list. DIR (default ./lookout-collector)
   keeps the offline buffer and the last check list; credential references of the checks are read here:
   {"env": "LOOKOUT_SECRET_..."} from this process's environment, {"file": ...} under DIR/secrets or a --secrets-dir.`
-
-export class CollectorUsageError extends Error {
-  readonly code = 'LOOKOUT_USAGE'
-}
 
 export async function collectorCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({

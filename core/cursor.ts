@@ -1,7 +1,6 @@
 // Opaque, tamper-evident keyset cursors: the key values of the last row seen,
 // signed with a server secret so a forged or altered cursor is refused.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { Sql } from './db/index.ts'
+import { createHmac, timingSafeEqual } from 'node:crypto'
 
 export class CursorCodec {
   readonly #key: Buffer
@@ -39,11 +38,4 @@ export class CursorCodec {
   #sign(body: string): string {
     return createHmac('sha256', this.#key).update(body).digest().subarray(0, 16).toString('base64url')
   }
-}
-
-/** A per-deployment secret kept in PostgreSQL, created on first use. */
-export async function serverSecret(db: Sql, name: string): Promise<Buffer> {
-  await db.query('INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, randomBytes(32)])
-  const r = await db.query<{ value: Uint8Array }>('SELECT value FROM server_secrets WHERE name = $1', [name])
-  return Buffer.from((r.rows[0] as { value: Uint8Array }).value)
 }

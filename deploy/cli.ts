@@ -6,10 +6,11 @@ import { ALL_ROLES, ROLES, startLookout, type Role } from './runtime.ts'
 import { adminOps, callAdmin, type AdminOps, type ConsoleLink, type ConsoleLinkRequest, type StaffRequest, type TokenRequest } from './admin.ts'
 import { lockHolder } from './lock.ts'
 import { formatStatus, readStatus } from './status.ts'
-import { PG_MIGRATIONS } from '../api/index.ts'
+import { PG_MIGRATIONS } from './migrations.ts'
 import { migrate, openPglite, openPostgres } from '../core/index.ts'
 import { UsageError } from './errors.ts'
 import { countBuffersInHeapLimit } from './lean-runtime.ts'
+import { runUntilSignal } from './until-signal.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
 
@@ -126,25 +127,7 @@ async function serve(args: string[]): Promise<number> {
   const lookout = await startLookout(config, { roles, secretKeyFile: true })
   countBuffersInHeapLimit()
   process.stdout.write(`lookout serving ${roles.join(', ')}${lookout.url ? ` on ${lookout.url}` : ''} (data: ${config.dataDir})\n`)
-  await new Promise<void>((resolve) => {
-    let stopping = false
-    const stop = (signal: string) => {
-      if (stopping) return
-      stopping = true
-      process.stdout.write(`${signal}: draining\n`)
-      const hard = setTimeout(() => {
-        process.stderr.write('drain took over 15 s, exiting\n')
-        process.exit(1)
-      }, 15_000)
-      hard.unref()
-      lookout.stop().then(resolve, (err: unknown) => {
-        process.stderr.write(`stop failed: ${String(err)}\n`)
-        process.exit(1)
-      })
-    }
-    process.on('SIGTERM', () => stop('SIGTERM'))
-    process.on('SIGINT', () => stop('SIGINT'))
-  })
+  await runUntilSignal({ doing: 'draining', what: 'drain', stop: () => lookout.stop() })
   process.stdout.write('stopped\n')
   return 0
 }

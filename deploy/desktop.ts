@@ -14,6 +14,7 @@ import { desktopPaths, ensurePrivateDir, type DesktopPaths } from '../desktop/in
 import { openLoopback } from './desktop-listener.ts'
 import { DbusToasts } from '../desktop/index.ts'
 import { countBuffersInHeapLimit } from './lean-runtime.ts'
+import { runUntilSignal } from './until-signal.ts'
 
 export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from '../desktop/index.ts'
 export type { DesktopPaths } from '../desktop/index.ts'
@@ -130,25 +131,7 @@ export async function desktopCommand(args: string[]): Promise<number> {
   const status = await desktop.service.status()
   process.stdout.write(`lookout desktop: owner socket ${desktop.paths.socketPath} (data: ${desktop.paths.dataDir})` +
     (status.loopback.url === null ? '' : `; loopback listener on ${status.loopback.url}`) + '\n')
-  await new Promise<void>((resolve) => {
-    let stopping = false
-    const stop = (signal: string) => {
-      if (stopping) return
-      stopping = true
-      process.stdout.write(`${signal}: stopping\n`)
-      const hard = setTimeout(() => {
-        process.stderr.write('stop took over 15 s, exiting\n')
-        process.exit(1)
-      }, 15_000)
-      hard.unref()
-      desktop.stop().then(resolve, (err: unknown) => {
-        process.stderr.write(`stop failed: ${String(err)}\n`)
-        process.exit(1)
-      })
-    }
-    process.on('SIGTERM', () => stop('SIGTERM'))
-    process.on('SIGINT', () => stop('SIGINT'))
-  })
+  await runUntilSignal({ doing: 'stopping', what: 'stop', stop: () => desktop.stop() })
   process.stdout.write('stopped\n')
   return 0
 }

@@ -1,33 +1,21 @@
 // Coded errors of the deploy stage: the CLI, start-up and the process roles.
-// They end a command with a message; none is an HTTP answer.
+// They end a command with a message; none is an HTTP answer (their status is
+// the factory's default and never sent).
+import createError from '@fastify/error'
 
-export class UsageError extends Error {
-  readonly code = 'LOOKOUT_USAGE'
-}
+export const UsageError = createError<'LOOKOUT_USAGE', 500, [string]>('LOOKOUT_USAGE', '%s', 500)
 
-export class ConfigError extends Error {
-  readonly code = 'LOOKOUT_CONFIG'
-}
+export const ConfigError = createError<'LOOKOUT_CONFIG', 500, [string]>('LOOKOUT_CONFIG', '%s', 500)
 
-export class DataDirBusy extends Error {
-  readonly code = 'LOOKOUT_DATA_DIR_BUSY'
-}
+export const DataDirBusy = createError<'LOOKOUT_DATA_DIR_BUSY', 500, [string]>('LOOKOUT_DATA_DIR_BUSY', '%s', 500)
 
-export class NatsServerMissing extends Error {
-  readonly code = 'LOOKOUT_NATS_SERVER_MISSING'
-}
+export const NatsServerMissing = createError<'LOOKOUT_NATS_SERVER_MISSING', 500, [string]>('LOOKOUT_NATS_SERVER_MISSING', '%s', 500)
 
-export class SecretKeyFileMissingError extends Error {
-  readonly code = 'LOOKOUT_SECRET_KEY_FILE_MISSING'
-}
+export const SecretKeyFileMissingError = createError<'LOOKOUT_SECRET_KEY_FILE_MISSING', 500, [string]>('LOOKOUT_SECRET_KEY_FILE_MISSING', '%s', 500)
 
-export class SecretKeyFileUnsafeError extends Error {
-  readonly code = 'LOOKOUT_SECRET_KEY_FILE_UNSAFE'
-}
+export const SecretKeyFileUnsafeError = createError<'LOOKOUT_SECRET_KEY_FILE_UNSAFE', 500, [string]>('LOOKOUT_SECRET_KEY_FILE_UNSAFE', '%s', 500)
 
-export class ServerUnreachableError extends Error {
-  readonly code = 'LOOKOUT_SERVER_UNREACHABLE'
-}
+export const ServerUnreachableError = createError<'LOOKOUT_SERVER_UNREACHABLE', 500, [string]>('LOOKOUT_SERVER_UNREACHABLE', '%s', 500)
 
 export const DEPLOY_ERROR_CODES = {
   LOOKOUT_USAGE: 'the command line is not understood: an unknown command or option, or a missing argument (exit status 2)',

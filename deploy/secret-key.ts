@@ -11,7 +11,10 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { sealedSecretsPresent, type Sql } from '../core/index.ts'
+import type { Sql } from '../core/index.ts'
+import { sshKeysSealed } from '../workspace/index.ts'
+import { webhookSecretsSealed } from '../alerting/index.ts'
+import { portalTokenSealed } from '../desktop/index.ts'
 import type { LookoutConfig } from './config.ts'
 import { SecretKeyFileMissingError, SecretKeyFileUnsafeError } from './errors.ts'
 
@@ -66,6 +69,11 @@ function exists(path: string): boolean {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
     throw err
   }
+}
+
+/** Whether the store holds secrets sealed with a key: each stage answers for its own tables. */
+async function sealedSecretsPresent(db: Sql): Promise<boolean> {
+  return (await sshKeysSealed(db)) || (await webhookSecretsSealed(db)) || (await portalTokenSealed(db))
 }
 
 /** The configuration with the key secrets are sealed with: the configured one, else (embedded database) the data directory's. */

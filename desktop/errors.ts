@@ -19,15 +19,15 @@ export const BrowserOriginError = createError<'LOOKOUT_BROWSER_ORIGIN', 403, []>
 export const LengthRequiredError = createError<'LOOKOUT_LENGTH_REQUIRED', 411, []>(
   'LOOKOUT_LENGTH_REQUIRED', 'Chunked requests are refused on the loopback listener: send Content-Length', 411)
 
-/** The desktop's private directory is not private (mode, owner or a symlink). */
-export class PrivateDirError extends Error {
-  readonly code = 'LOOKOUT_PRIVATE_DIR'
-}
-
+/** The desktop's private directory is not private (mode, owner or a symlink): a start-up error, never an HTTP answer. */
+export const PrivateDirError = createError<'LOOKOUT_PRIVATE_DIR', 500, [string]>('LOOKOUT_PRIVATE_DIR', '%s', 500)
 /** The tool server could not reach the desktop service on its socket. */
-export class ServiceUnreachable extends Error {
-  readonly code = 'LOOKOUT_SERVICE_UNAVAILABLE'
-}
+export const ServiceUnreachable = createError<'LOOKOUT_SERVICE_UNAVAILABLE', 503, [string]>('LOOKOUT_SERVICE_UNAVAILABLE', '%s', 503)
+/** A tool that changes data, called on a server started with --read-only. */
+export const McpReadOnlyError = createError<'LOOKOUT_MCP_READ_ONLY', 403, [string]>(
+  'LOOKOUT_MCP_READ_ONLY', '%s changes data and this server is read-only (--read-only)', 403)
+/** The service answered with an error body the tool server could not read. */
+export const McpToolFailedError = createError<'LOOKOUT_MCP_TOOL_FAILED', 502, [string]>('LOOKOUT_MCP_TOOL_FAILED', '%s', 502)
 
 export const DESKTOP_ERROR_CODES = {
   LOOKOUT_PORTAL_OFFLINE: 'notifications: a portal-backed read or refresh cannot reach the portal; local results are never substituted (503)',

@@ -10,7 +10,7 @@ import { MinHeap } from './heap.ts'
 import { ALL_KINDS, type Kind } from './kinds.ts'
 import type { Outcome, Runner } from './probes/index.ts'
 import { outcome as makeOutcome } from './probes/outcome.ts'
-import type { SshTunnels } from './tunnel/index.ts'
+import type { SshTunnels } from '../tunnel/index.ts'
 
 /** Extra time past a probe's own timeout after which the scheduler stops waiting for it. */
 const GUARD_MS = 5_000

@@ -1,7 +1,9 @@
 // Request schemas of the monitoring routes: the cloud MonitorChange,
 // MonitorSubscription and MonitorSourceInput as the contract gives them, the
 // desktop check, action and heartbeat bodies, and the query strings.
-import { ACTIONS, ALL_KINDS, ALL_LOCATIONS, SOURCE_KINDS } from './index.ts'
+import { ALL_KINDS, ALL_LOCATIONS } from './kinds.ts'
+import { ACTIONS } from './store.ts'
+import { SOURCE_KINDS } from './sources.ts'
 
 const uuid = { type: 'string', format: 'uuid' } as const
 const orNull = <T extends object>(s: T) => ({ ...s, nullable: true }) as const

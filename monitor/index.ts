@@ -18,7 +18,7 @@ export type { NewCheck, CheckPatch, CheckAction, TransitionView, IncidentView } 
 export { toCheckView, aggregateHealth } from './rows.ts'
 export type { CheckRow, CheckView } from './rows.ts'
 export {
-  insertSource, revokeSource, listSources, sourceExists, sourceOnResource, getSubscription, changeSubscription, SOURCE_KINDS, DEFAULT_CHANNELS,
+  insertSource, revokeSource, listSources, sourceExists, sourceOnResource, SOURCE_KINDS,
 } from './sources.ts'
 export type { SourceKind } from './sources.ts'
 export type { OutboxPayload } from './writer.ts'
@@ -28,8 +28,6 @@ export { IcmpRunner } from './probes/icmp.ts'
 export { DatabaseRunner } from './probes/database.ts'
 export type { Outcome, ProbeTarget, ProbeContext, Runner } from './probes/index.ts'
 export { createRunners } from './probes/index.ts'
-export { SshTunnels, fingerprintOf, sshCommand } from './tunnel/index.ts'
-export type { RuntimeSecrets, SshEndpoint, SyncStatus, SshCommand } from './tunnel/index.ts'
 export { CheckNotFoundError, IdTakenError, NotACollectorError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS } from './errors.ts'
 export type { MonitorErrorCode } from './errors.ts'
 export { MinHeap } from './heap.ts'

@@ -1,4 +1,4 @@
-// PostgreSQL schema of the monitor stage (added to PG_MIGRATIONS by the api stage).
+// PostgreSQL schema of the monitor stage (assembled into PG_MIGRATIONS by deploy/migrations.ts).
 import type { MigrationSet } from '../core/index.ts'
 
 export const MONITOR_MIGRATIONS: MigrationSet = {
@@ -129,16 +129,6 @@ export const MONITOR_MIGRATIONS: MigrationSet = {
           revoked_at timestamptz
         );
         CREATE INDEX monitor_sources_resource ON monitor_sources (workspace_id, resource_id, created_at, id);
-
-        CREATE TABLE monitor_subscriptions (
-          workspace_id uuid NOT NULL,
-          resource_id uuid NOT NULL,
-          subscriber text NOT NULL,
-          channels jsonb NOT NULL,
-          unsubscribed boolean NOT NULL DEFAULT false,
-          updated_at timestamptz NOT NULL DEFAULT now(),
-          PRIMARY KEY (workspace_id, resource_id, subscriber)
-        );
       `,
     },
   ],

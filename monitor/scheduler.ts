@@ -18,7 +18,7 @@ import { LeaseCycle } from './lease-cycle.ts'
 import { createRunners, type IcmpOptions, type Outcome } from './probes/index.ts'
 import { applyObservation } from './state.ts'
 import { CheckTable } from './table.ts'
-import { KeyInstaller, SshTunnels, type RuntimeSecrets } from './tunnel/index.ts'
+import { KeyInstaller, SshTunnels, type RuntimeSecrets } from '../tunnel/index.ts'
 
 export type { MonitorLogger, MonitorStats, PhaseHook } from './entry.ts'
 export { phaseOf, stateOf } from './entry.ts'

@@ -1,5 +1,6 @@
 // Monitor sources (collectors and heartbeat senders enrolled on a resource,
-// each with its own source token) and per-subscriber alert channel choices.
+// each with its own source token). Per-subscriber alert channel choices are alerting's
+// (alerting/alerts/subscriptions.ts).
 import type { Sql } from '../core/index.ts'
 import { CheckNotFoundError, IdTakenError } from './errors.ts'
 import { iso } from './rows.ts'
@@ -73,42 +74,4 @@ export async function revokeSource(db: Sql, workspaceId: string, resourceId: str
 export async function listSources(db: Sql, workspaceId: string, resourceId: string): Promise<SourceView[]> {
   const r = await db.query<SourceRow>('SELECT * FROM monitor_sources WHERE workspace_id = $1 AND resource_id = $2 ORDER BY created_at, id LIMIT 500', [workspaceId, resourceId])
   return r.rows.map(view)
-}
-
-/** Alert channels and their default state for a subscriber who saved nothing. */
-export const DEFAULT_CHANNELS: Readonly<Record<string, 'on' | 'off'>> = { email: 'on', sms: 'off', webhook: 'on', slack: 'on', discord: 'on' }
-
-export interface SubscriptionView {
-  resource_id: string
-  subscriber: string
-  source: 'defaults' | 'saved' | 'unsubscribed'
-  channels: Record<string, 'on' | 'off'>
-}
-
-export async function getSubscription(db: Sql, workspaceId: string, resourceId: string, subscriber: string): Promise<SubscriptionView> {
-  const r = await db.query<{ channels: Record<string, 'on' | 'off'>; unsubscribed: boolean }>(
-    'SELECT channels, unsubscribed FROM monitor_subscriptions WHERE workspace_id = $1 AND resource_id = $2 AND subscriber = $3',
-    [workspaceId, resourceId, subscriber])
-  const row = r.rows[0]
-  if (row === undefined) return { resource_id: resourceId, subscriber, source: 'defaults', channels: { ...DEFAULT_CHANNELS } }
-  return { resource_id: resourceId, subscriber, source: row.unsubscribed ? 'unsubscribed' : 'saved', channels: row.channels }
-}
-
-/** defaults: forget saved choices; save: merge the given channels over the current ones; unsubscribe: every channel off. */
-export async function changeSubscription(
-  db: Sql, workspaceId: string, resourceId: string, subscriber: string, action: 'defaults' | 'save' | 'unsubscribe', channels: Record<string, 'on' | 'off'>,
-): Promise<SubscriptionView> {
-  if (action === 'defaults') {
-    await db.query('DELETE FROM monitor_subscriptions WHERE workspace_id = $1 AND resource_id = $2 AND subscriber = $3', [workspaceId, resourceId, subscriber])
-    return getSubscription(db, workspaceId, resourceId, subscriber)
-  }
-  const current = await getSubscription(db, workspaceId, resourceId, subscriber)
-  const next: Record<string, 'on' | 'off'> = action === 'save'
-    ? { ...(current.source === 'unsubscribed' ? DEFAULT_CHANNELS : current.channels), ...channels }
-    : Object.fromEntries(Object.keys({ ...DEFAULT_CHANNELS, ...current.channels, ...channels }).map((k) => [k, 'off' as const]))
-  await db.query(
-    `INSERT INTO monitor_subscriptions (workspace_id, resource_id, subscriber, channels, unsubscribed, updated_at) VALUES ($1, $2, $3, $4, $5, now())
-     ON CONFLICT (workspace_id, resource_id, subscriber) DO UPDATE SET channels = EXCLUDED.channels, unsubscribed = EXCLUDED.unsubscribed, updated_at = now()`,
-    [workspaceId, resourceId, subscriber, JSON.stringify(next), action === 'unsubscribe'])
-  return { resource_id: resourceId, subscriber, source: action === 'unsubscribe' ? 'unsubscribed' : 'saved', channels: next }
 }

@@ -39,3 +39,41 @@ for (const [where, codes] of Object.entries(catalogues)) {
     t.ok(docs.includes(code), `${where}: ${code} is documented in a README`)
   }
 }
+
+// Every code a stage raises (a coded error made by the shared factory, or a code
+// or 422 item type written into a body) is in that stage's catalogue or core's,
+// and a factory's declared type is its code. Plain `class … extends Error` with
+// nothing but a code are not used: the factory gives each its status once.
+const STAGE_DIRS = ['core', 'tunnel', 'ingest', 'query', 'monitor', 'workspace', 'alerting', 'metrics', 'collector', 'desktop', 'console', 'api', 'deploy']
+function sourcesOf(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name)
+    if (name === 'node_modules' || name === 'dist' || p === join('console', 'src')) continue
+    if (statSync(p).isDirectory()) sourcesOf(p, out)
+    else if (name.endsWith('.ts')) out.push(p)
+  }
+  return out
+}
+const FACTORY = /createError<\s*'(LOOKOUT_[A-Z_]+)'[^>]*>\(\s*'(LOOKOUT_[A-Z_]+)'/g
+const WRITTEN = /\b(?:code|type):\s*'(LOOKOUT_[A-Z_]+)'/g
+// (A class that carries more than a code, such as RequestInvalid's detail items, is its own thing.)
+const PLAIN = /class\s+\w+\s+extends\s+Error\s*\{\s*readonly\s+code\s*=\s*'LOOKOUT_[A-Z_]+'\s*\}/g
+const coreCodes = new Set(Object.keys(catalogues['core.CORE_ERROR_CODES'] ?? {}))
+let raised = 0
+for (const stage of STAGE_DIRS) {
+  const own = new Set(Object.entries(catalogues).filter(([k]) => k.startsWith(`${stage}.`)).flatMap(([, v]) => Object.keys(v)))
+  for (const file of sourcesOf(stage)) {
+    const text = readFileSync(file, 'utf8')
+    for (const m of text.matchAll(FACTORY)) {
+      raised++
+      t.equal(m[1], m[2], `${file}: the factory's declared code is its code (${m[2]})`)
+      t.ok(own.has(m[2] ?? '') || coreCodes.has(m[2] ?? ''), `${file}: ${m[2]} is in the ${stage} or core catalogue`)
+    }
+    for (const m of text.matchAll(WRITTEN)) {
+      raised++
+      t.ok(own.has(m[1] ?? '') || coreCodes.has(m[1] ?? ''), `${file}: ${m[1]} is in the ${stage} or core catalogue`)
+    }
+    t.same(text.match(PLAIN) ?? [], [], `${file}: coded errors come from the shared factory, not a plain Error subclass`)
+  }
+}
+t.ok(raised > 50, `read the codes the stages raise (${raised})`)

@@ -6,6 +6,8 @@ import { literalRefused } from '../../core/index.ts'
 
 export const CHANNELS = ['email', 'sms', 'webhook', 'slack', 'discord'] as const
 export type Channel = (typeof CHANNELS)[number]
+/** Whether a subscriber who saved no choice gets a channel (SMS costs money: opt in). */
+export const DEFAULT_STATE: Readonly<Record<Channel, 'on' | 'off'>> = { email: 'on', sms: 'off', webhook: 'on', slack: 'on', discord: 'on' }
 
 const EMAIL_RE = /^[^\s@<>(),;:"[\]\\]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
 const E164_RE = /^\+[1-9]\d{6,14}$/

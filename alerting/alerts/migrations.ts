@@ -125,5 +125,22 @@ export const ALERT_MIGRATIONS: MigrationSet = {
         CREATE INDEX alert_operations_age ON alert_operations (created_at);
       `,
     },
+    {
+      version: 2,
+      name: 'subscriptions',
+      // The subscribers' channel choices; the table kept its first name (it was
+      // created by monitor's migration 1 before alerting owned it), hence IF NOT EXISTS.
+      sql: `
+        CREATE TABLE IF NOT EXISTS monitor_subscriptions (
+          workspace_id uuid NOT NULL,
+          resource_id uuid NOT NULL,
+          subscriber text NOT NULL,
+          channels jsonb NOT NULL,
+          unsubscribed boolean NOT NULL DEFAULT false,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (workspace_id, resource_id, subscriber)
+        );
+      `,
+    },
   ],
 }

@@ -6,12 +6,12 @@
 // attempt is committed with it.
 import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
 import type { ValidateFunction } from 'ajv'
-import { changeSubscription, DEFAULT_CHANNELS } from '../../monitor/index.ts'
+import { changeSubscription, DEFAULT_CHANNELS } from './subscriptions.ts'
 import { createAjv } from '../../core/index.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
 import { detail, toDetails, type DetailItem } from '../../core/index.ts'
-import { AlertAlreadyVerifiedError, AlertChannelUnavailableError, AlertCodeExpiredError, AlertCodeLockedError, AlertIncidentClosedError, AlertLocalOnlyError, AlertNotVerifiedError, AlertOperationConflictError, AlertStaleRevisionError, AlertVerificationLimitedError } from '../errors.ts'
+import { AlertAlreadyVerifiedError, AlertChannelUnavailableError, AlertCodeExpiredError, AlertCodeInvalidError, AlertCodeLockedError, AlertIncidentClosedError, AlertLocalOnlyError, AlertNotVerifiedError, AlertOperationConflictError, AlertStaleRevisionError, AlertVerificationLimitedError } from '../errors.ts'
 import { ConflictError, NotFoundError } from '../../core/index.ts'
 import { contentHash } from '../../workspace/index.ts'
 import { addressProblem, CHANNELS, localProblem, type Channel } from './channels.ts'
@@ -173,10 +173,8 @@ async function verifyDestination(ctx: OperationCtx, v: AlertValues): Promise<Out
     const r = await ctx.tx.query<{ code_attempts: number }>(
       'UPDATE alert_destinations SET code_attempts = code_attempts + 1 WHERE id = $1 RETURNING code_attempts', [d.id])
     const left = CODE_ATTEMPTS - (r.rows[0]?.code_attempts ?? CODE_ATTEMPTS)
-    return {
-      status: 422,
-      body: { detail: [{ loc: loc('code'), msg: `The verification code is wrong (${left} attempt${left === 1 ? '' : 's'} left)`, type: 'LOOKOUT_ALERT_CODE_INVALID' }] },
-    }
+    const wrong = new AlertCodeInvalidError(left, left === 1 ? '' : 's')
+    return { status: wrong.statusCode, body: { detail: [{ loc: loc('code'), msg: wrong.message, type: wrong.code }] } }
   }
   const r = await ctx.tx.query<DestinationRow>(
     `UPDATE alert_destinations SET verified_at = $2, code_hash = NULL, code_expires_at = NULL, code_attempts = 0,

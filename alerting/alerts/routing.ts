@@ -2,7 +2,7 @@
 // (route not paused) that are verified, not paused and not removed; a personal
 // destination also needs its owner's subscription to have the channel on
 // (the monitoring subscription's defaults when the owner saved nothing).
-import { DEFAULT_CHANNELS } from '../../monitor/index.ts'
+import { DEFAULT_CHANNELS } from './subscriptions.ts'
 import type { Sql } from '../../core/index.ts'
 import type { Channel } from './channels.ts'
 import { policyOf, type PolicyConfiguration } from './schemas.ts'

@@ -13,6 +13,7 @@ import type { Database } from '../../core/index.ts'
 import { alertPolicyOf } from '../../core/index.ts'
 import { safeAgent, type Resolver } from '../../core/index.ts'
 import { metricOutcome, OUTCOMES, postJson, type AttemptResult } from '../../core/index.ts'
+import { claimDue } from '../claim.ts'
 import type { DeliveryObserver } from '../observer.ts'
 import type { Channel } from './channels.ts'
 import type { AlertMessage, DeliveryReason } from './messages.ts'
@@ -100,15 +101,13 @@ export class AlertSender {
 
   async #claim(): Promise<Claimed[]> {
     const now = this.#now()
-    const r = await this.#db.query<{ id: string }>(
-      `UPDATE alert_deliveries d SET claimed_by = $1, claimed_until = $2
-       FROM (SELECT id FROM alert_deliveries WHERE state = 'queued' AND next_attempt_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3)
-             ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) c
-       WHERE d.id = c.id RETURNING d.id`, [this.#opts.workerId, ts(now + this.#opts.leaseMs), ts(now), this.#opts.batch])
-    if (r.rows.length === 0) return []
+    const ids = await claimDue(this.#db, {
+      table: 'alert_deliveries', order: 'next_attempt_at', workerId: this.#opts.workerId, now: ts(now), leaseUntil: ts(now + this.#opts.leaseMs), batch: this.#opts.batch,
+    })
+    if (ids.length === 0) return []
     const full = await this.#db.query<Claimed>(
       `SELECT d.id, d.channel, d.reason, d.message, d.attempts, d.rounds, d.created_at, dest.address, dest.verified_at, dest.paused, dest.removed_at
-       FROM alert_deliveries d JOIN alert_destinations dest ON dest.id = d.destination_id WHERE d.id = ANY($1::uuid[])`, [r.rows.map((x) => x.id)])
+       FROM alert_deliveries d JOIN alert_destinations dest ON dest.id = d.destination_id WHERE d.id = ANY($1::uuid[])`, [ids])
     return full.rows
   }
 

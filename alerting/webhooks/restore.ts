@@ -5,8 +5,7 @@
 // (`source.instance_id`), in one transaction: receivers that deduplicate by
 // (instance_id, id) can never confuse events of the restored copy with the
 // original's, and the owner configures subscriptions anew (new secrets).
-import { randomBytes } from 'node:crypto'
-import type { Database } from '../../core/index.ts'
+import { rotateServerSecret, type Database } from '../../core/index.ts'
 import { instanceId } from '../../workspace/index.ts'
 
 export const RESTORE_BODY = {
@@ -30,7 +29,7 @@ export async function restoreWebhooks(db: Database): Promise<RestoreResult> {
     const pending = await tx.query<{ n: string }>(`SELECT count(*)::text AS n FROM webhook_deliveries WHERE state = 'queued'`)
     // Deliveries and their attempts go with their subscription (ON DELETE CASCADE).
     const cleared = await tx.query('DELETE FROM webhook_subscriptions RETURNING id')
-    await tx.query(`UPDATE server_secrets SET value = $1 WHERE name = 'instance-id'`, [randomBytes(32)])
+    await rotateServerSecret(tx, 'instance-id')
     return {
       cleared_subscriptions: cleared.rows.length,
       cancelled_deliveries: Number(pending.rows[0]?.n ?? 0),

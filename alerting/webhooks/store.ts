@@ -271,3 +271,9 @@ export async function retryDelivery(db: Sql, s: SubscriptionRow, deliveryId: str
   if (r.rowCount === 0) throw new WebhookNotRetryableError('it changed meanwhile')
   return getDelivery(db, s.id, cur.id)
 }
+
+/** Whether any webhook signing secret is sealed with a key (the launcher then refuses to invent a new one). */
+export async function webhookSecretsSealed(db: Sql): Promise<boolean> {
+  const r = await db.query<{ present: boolean }>('SELECT EXISTS (SELECT 1 FROM webhook_subscriptions WHERE secret_key_id IS NOT NULL) AS present')
+  return r.rows[0]?.present === true
+}

@@ -11,6 +11,7 @@ import type { Database } from '../../core/index.ts'
 import { WEBHOOK_POLICY } from '../../core/index.ts'
 import { safeAgent, type Resolver } from '../../core/index.ts'
 import { metricOutcome, OUTCOMES, postJson, type AttemptResult } from '../../core/index.ts'
+import { claimDue } from '../claim.ts'
 import type { DeliveryObserver } from '../observer.ts'
 import { instanceId } from '../../workspace/index.ts'
 import { envelopeOf, signedHeaders, type EventFacts } from './envelope.ts'
@@ -112,18 +113,16 @@ export class WebhookWorker {
   }
 
   async #claim(now: number): Promise<Claimed[]> {
-    const r = await this.#db.query<{ id: string }>(
-      `UPDATE webhook_deliveries d SET claimed_by = $1, claimed_until = $2
-       FROM (SELECT id FROM webhook_deliveries WHERE state = 'queued' AND next_attempt_at <= $3 AND (claimed_until IS NULL OR claimed_until < $3)
-             ORDER BY next_attempt_at, seq LIMIT $4 FOR UPDATE SKIP LOCKED) c
-       WHERE d.id = c.id RETURNING d.id`,
-      [this.#opts.workerId, ts(now + (this.#opts.leaseMs ?? 60_000)), ts(now), this.#opts.batch ?? 20])
-    if (r.rows.length === 0) return []
+    const ids = await claimDue(this.#db, {
+      table: 'webhook_deliveries', order: 'next_attempt_at, seq', workerId: this.#opts.workerId,
+      now: ts(now), leaseUntil: ts(now + (this.#opts.leaseMs ?? 60_000)), batch: this.#opts.batch ?? 20,
+    })
+    if (ids.length === 0) return []
     const full = await this.#db.query<Claimed>(
       `SELECT d.id, d.subscription_id, d.workspace_id, d.event_id, d.event_type, d.occurred_at, d.task_id, d.board_id, d.task_revision,
          d.previous_assignee, d.assignee, d.previous_assignee_kind, d.assignee_kind, d.attempts, d.window_started_at, s.url, s.secret, s.secret_key_id
        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = ANY($1::uuid[])
-       ORDER BY d.seq`, [r.rows.map((x) => x.id)])
+       ORDER BY d.seq`, [ids])
     return full.rows
   }
 

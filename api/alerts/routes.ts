@@ -2,14 +2,13 @@
 // no scopes: reading needs monitor:read, changing resources:write (both with
 // the resource in the token's grant, checked by the auth plugin).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { getSubscription } from '../../monitor/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { NotFoundError } from '../../core/index.ts'
 import { RESOURCE_PARAMS } from '../../workspace/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { wake } from '../../core/index.ts'
-import { destinationView, listDestinations, subscriberOf } from '../../alerting/index.ts'
+import { destinationView, getSubscription, listDestinations, subscriberOf } from '../../alerting/index.ts'
 import type { ResourceInfo } from '../../alerting/index.ts'
 import { runOperation } from '../../alerting/index.ts'
 import { readPolicy } from '../../alerting/index.ts'

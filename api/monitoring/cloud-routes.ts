@@ -2,7 +2,7 @@
 // contract names no scopes for them: reads need monitor:read, changes
 // resources:write (both with a grant for the resource, checked by the auth plugin).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { changeSubscription, createCheck, editCheck, findCheck, getSubscription, insertSource, listIncidents, listSources, listTransitions, revokeSource, sourceExists, toCheckView, IdTakenError, type SourceKind } from '../../monitor/index.ts'
+import { createCheck, editCheck, findCheck, insertSource, listIncidents, listSources, listTransitions, revokeSource, sourceExists, toCheckView, IdTakenError, type SourceKind } from '../../monitor/index.ts'
 import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { createToken, revokeToken, type Principal } from '../../workspace/index.ts'
@@ -16,7 +16,7 @@ import { SCOPES } from '../../workspace/index.ts'
 import { cloudNewCheck, cloudPatch, type MonitorChange } from './input.ts'
 import { MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY } from '../../monitor/index.ts'
 import { openIncidents, statusOf } from './views.ts'
-import { alertDeliveriesView } from '../../alerting/index.ts'
+import { alertDeliveriesView, changeSubscription, getSubscription } from '../../alerting/index.ts'
 
 export interface MonitoringRoutesOptions {
   db: Database

@@ -15,7 +15,7 @@ import { repoPath } from '../../workspace/index.ts'
 import { configuredValue, resolveSource, SOURCE_KEYS, type ResolvedSource, type SourceName } from '../../workspace/index.ts'
 import { fileView, searchView, statusView, treeView } from '../../workspace/index.ts'
 import { checkSshRemote, sshCommandFor } from '../../workspace/index.ts'
-import type { RuntimeSecrets } from '../../monitor/index.ts'
+import type { RuntimeSecrets } from '../../tunnel/index.ts'
 
 export interface RepositoryRoutesOptions {
   db: Sql

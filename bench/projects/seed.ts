@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { ALL_SCOPES, createToken, createWorkspace, projectStore, type ItemFilters } from '../../workspace/index.ts'
 import { migrate, type Database } from '../../core/index.ts'
-import { PG_MIGRATIONS } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../deploy/index.ts'
 
 export interface World {
   workspaceId: string

@@ -2,7 +2,7 @@
 // a raw baseline measured in the same run. See README.md.
 import Fastify from 'fastify'
 import { Pool } from 'undici'
-import { PG_MIGRATIONS } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { RequestRecorder, TokenVerifier, createToken, createWorkspace } from '../../workspace/index.ts'
 import { migrate, openPglite, type Database } from '../../core/index.ts'
 import { auth } from '../../api/index.ts'

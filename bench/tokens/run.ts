@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PG_MIGRATIONS } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { TokenVerifier, createToken, createWorkspace } from '../../workspace/index.ts'
 import { migrate, openPglite, openPostgres, type Database } from '../../core/index.ts'
 import { postgresAvailable, startTestPostgres } from '../../test/helpers/postgres.ts'

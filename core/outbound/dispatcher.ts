@@ -7,7 +7,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import { isIP } from 'node:net'
-import { Agent } from 'undici'
+import { createRequire } from 'node:module'
+import type { Agent } from 'undici'
 import { classifyAddress, firstRefused, type OutboundPolicy } from './address.ts'
 
 /** Resolves a host name to every address it has (injectable: tests map names to chosen addresses). */
@@ -101,10 +102,19 @@ export interface SafeAgentOptions {
   timeoutMs?: number
 }
 
+/**
+ * undici, loaded by the first agent: most processes that import core never make
+ * an outbound request (a decoder worker), and undici is about 30 MiB resident.
+ */
+export function undici(): typeof import('undici') {
+  return createRequire(import.meta.url)('undici') as typeof import('undici')
+}
+
 /** An Agent whose every connection passes the policy's address check. */
 export function safeAgent(policy: OutboundPolicy, opts: SafeAgentOptions = {}): Agent {
   const timeoutMs = opts.timeoutMs ?? 10_000
-  return new Agent({
+  const { Agent: UndiciAgent } = undici()
+  return new UndiciAgent({
     connect: { lookup: pinnedLookup(policy, opts.resolver ?? systemResolver) as never, timeout: timeoutMs },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,

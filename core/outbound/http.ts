@@ -2,8 +2,8 @@
 // decides on: delivered, retry (connection failure, 408, 425, 429, 5xx, with
 // the receiver's Retry-After), or failed (any other status, 3xx included, and
 // refused destinations). The response body is read (capped) and discarded.
-import { request, type Dispatcher } from 'undici'
-import { checkUrl, isRefusal } from './dispatcher.ts'
+import type { Dispatcher } from 'undici'
+import { checkUrl, isRefusal, undici } from './dispatcher.ts'
 import type { OutboundPolicy } from './address.ts'
 
 export const OUTCOMES = { delivered: 'delivered', retry: 'retry', failed: 'failed' } as const
@@ -79,7 +79,7 @@ export async function postJson(
     ({ outcome, status, error, retryAfterMs, durationMs: Math.round((performance.now() - started) * 10) / 10 })
   try {
     if (opts.policy !== null) checkUrl(url, opts.policy)
-    const res = await request(url, {
+    const res = await undici().request(url, {
       dispatcher,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'lookout-delivery/1', ...headers },

@@ -5,7 +5,7 @@
 import type { ValidateFunction } from 'ajv'
 import { createAjv } from '../../core/index.ts'
 import type { ServiceClient } from './client.ts'
-import { ServiceUnreachable } from '../errors.ts'
+import { McpReadOnlyError, McpToolFailedError, ServiceUnreachable } from '../errors.ts'
 import { toJsonSchema } from './schema.ts'
 import { TOOLS, type ToolContext, type ToolSpec } from './tools.ts'
 
@@ -46,9 +46,11 @@ const STATUS_CODES: Record<number, string> = {
   413: 'LOOKOUT_PAYLOAD_TOO_LARGE', 422: 'LOOKOUT_VALIDATION', 503: 'LOOKOUT_SERVICE_UNAVAILABLE',
 }
 
+const TOOL_FAILED = new McpToolFailedError('').code
+
 /** The service's error body (desktop {error:{message, code}} or cloud {detail:[...]}) as a tool error. */
 export function toolErrorOf(status: number, body: unknown): ToolError {
-  const fallback = STATUS_CODES[status] ?? 'LOOKOUT_MCP_TOOL_FAILED'
+  const fallback = STATUS_CODES[status] ?? TOOL_FAILED
   const b = (body ?? {}) as { error?: { message?: unknown; code?: unknown }; detail?: unknown }
   if (b.error !== undefined && typeof b.error.message === 'string') {
     return { code: typeof b.error.code === 'string' ? b.error.code : fallback, message: b.error.message, status }
@@ -176,7 +178,8 @@ export class McpServer {
     if (tool === undefined) throw new RpcError(RPC.invalidParams, `Unknown tool: ${String(name)}`)
     const { spec } = tool
     if (this.#opts.readOnly && spec.write) {
-      return errorResult({ code: 'LOOKOUT_MCP_READ_ONLY', message: `${spec.name} changes data and this server is read-only (--read-only)`, status: 403 })
+      const e = new McpReadOnlyError(spec.name)
+      return errorResult({ code: e.code, message: e.message, status: e.statusCode })
     }
     const given = params.arguments ?? {}
     if (given === null || typeof given !== 'object' || Array.isArray(given)) {

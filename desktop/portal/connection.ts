@@ -92,3 +92,9 @@ export async function recordOutcome(db: Sql, workspaceId: string, state: PortalS
     await db.query(`UPDATE portal_connection SET state = $2, last_error = $3, last_error_at = now() WHERE workspace_id = $1`, [workspaceId, state, error])
   }
 }
+
+/** Whether a portal connection (its token sealed) is stored (the launcher then refuses to invent a new sealing key). */
+export async function portalTokenSealed(db: Sql): Promise<boolean> {
+  const r = await db.query<{ present: boolean }>('SELECT EXISTS (SELECT 1 FROM portal_connection) AS present')
+  return r.rows[0]?.present === true
+}

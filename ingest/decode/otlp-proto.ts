@@ -233,25 +233,36 @@ function logRecord(end: number, source: string): void {
   sink.emit(time, observed, severity, severityText, idsOk)
 }
 
-/** Parses a KeyValue and adds it (flattened) under prefix.key. */
-function keyValue(end: number, prefix: string, depth: number): void {
-  let key = ''
-  let valueStart = -1
-  let valueEnd = 0
+// A KeyValue's scan (its key, where its value lies), shared by the attribute and
+// the JSON paths; module state like `pos`, read into locals before any recursion.
+let kvKey = ''
+let kvValueStart = -1
+let kvValueEnd = 0
+
+function scanKeyValue(end: number): void {
+  kvKey = ''
+  kvValueStart = -1
+  kvValueEnd = 0
   while (pos < end) {
     const tag = readTag()
-    if (tag === 0x0a) key = string(end)
+    if (tag === 0x0a) kvKey = string(end)
     else if (tag === 0x12) {
-      valueEnd = lenEnd(end)
-      valueStart = pos
-      pos = valueEnd
+      kvValueEnd = lenEnd(end)
+      kvValueStart = pos
+      pos = kvValueEnd
     } else skip(tag, end)
   }
   atEnd(end)
-  const full = childKey(prefix, key)
-  if (valueStart < 0) addAttr(sink.f, full, '')
+}
+
+/** Parses a KeyValue and adds it (flattened) under prefix.key. */
+function keyValue(end: number, prefix: string, depth: number): void {
+  scanKeyValue(end)
+  const full = childKey(prefix, kvKey)
+  if (kvValueStart < 0) addAttr(sink.f, full, '')
   else {
-    pos = valueStart
+    const valueEnd = kvValueEnd
+    pos = kvValueStart
     flatten(valueEnd, full, depth)
     pos = end
   }
@@ -361,22 +372,12 @@ function jsonOf(tag: number, end: number, depth: number): string {
 
 /** A kvlist KeyValue as `"key":value`. */
 function memberJson(end: number, depth: number): string {
-  let key = ''
-  let valueStart = -1
-  let valueEnd = 0
-  while (pos < end) {
-    const tag = readTag()
-    if (tag === 0x0a) key = string(end)
-    else if (tag === 0x12) {
-      valueEnd = lenEnd(end)
-      valueStart = pos
-      pos = valueEnd
-    } else skip(tag, end)
-  }
-  atEnd(end)
+  scanKeyValue(end)
+  const key = kvKey
   let value = 'null'
-  if (valueStart >= 0) {
-    pos = valueStart
+  if (kvValueStart >= 0) {
+    const valueEnd = kvValueEnd
+    pos = kvValueStart
     value = anyJson(valueEnd, depth)
     pos = end
   }

@@ -1,19 +1,11 @@
-// What a probe reports, and the classification of network errors into reason codes.
+// What a probe is given and reports, and the classification of network errors into reason codes.
 import type { CredentialPolicy, CredentialRef } from '../credentials.ts'
 import { PROBE_REASONS, type ProbeReason } from '../errors.ts'
 import type { Kind, Observation } from '../kinds.ts'
-import type { SshTunnels } from '../tunnel/tunnels.ts'
+import type { SshTunnels } from '../../tunnel/index.ts'
+import { outcome, type Outcome } from './result.ts'
 
-export interface Outcome {
-  status: Observation
-  code: ProbeReason
-  /** One line for people; never contains a secret. */
-  reason: string
-  latencyMs: number | null
-  details: Record<string, unknown> | null
-  /** Scheduler clock time at which the check should be looked at again, if sooner than its interval. */
-  recheckAt?: number
-}
+export { outcome, type Outcome }
 
 export interface ProbeTarget {
   checkId: string
@@ -44,9 +36,6 @@ export interface Runner {
   close?(): Promise<void>
 }
 
-export function outcome(status: Observation, code: ProbeReason, reason: string, latencyMs: number | null = null, details: Record<string, unknown> | null = null): Outcome {
-  return { status, code, reason, latencyMs, details }
-}
 
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ABORT_ERR', 'ESOCKETTIMEDOUT'])
 const REFUSED_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'])

@@ -5,7 +5,7 @@
 // processes at once is applied once; observations alternating between them are
 // confirmed as if one process had them all.
 import t from 'tap'
-import { PG_MIGRATIONS } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
 import { migrate, openPostgres, type Database } from '../../core/index.ts'
 import {

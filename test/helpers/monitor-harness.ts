@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PG_MIGRATIONS } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { createWorkspace, registerResource } from '../../workspace/index.ts'
 import { migrate, openPglite } from '../../core/index.ts'
 import { ManualClock, Monitor, createCheck, findCheck, parseConfig, type CheckRow, type Kind, type MonitorOptions, type NewCheck } from '../../monitor/index.ts'

@@ -5,7 +5,7 @@
 // result row is the holder's, a killed process's checks are taken over within
 // two intervals, and the dead process's row is purged later.
 import t, { type Test } from 'tap'
-import { PG_MIGRATIONS } from '../../api/index.ts'
+import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { createWorkspace, registerResource } from '../../workspace/index.ts'
 import { migrate, openPostgres, type Database } from '../../core/index.ts'
 import { ManualClock, Monitor, createCheck, parseConfig } from '../../monitor/index.ts'

@@ -12,7 +12,7 @@ import type { Database } from '../../core/index.ts'
 import { lookupToken, parseBearer, type Principal } from './tokens.ts'
 import { registerVerifier, unregisterVerifier } from './verified.ts'
 
-/** The channel of the tokens trigger (api/migrations.ts, version 2). */
+/** The channel of the tokens trigger (identity/migrations.ts, version 2). */
 export const TOKEN_CHANGES_CHANNEL = 'lookout_token_changes'
 
 export interface TokenVerifierOptions {

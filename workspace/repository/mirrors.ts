@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { git, GitError, GitMissing } from './git.ts'
-import type { SshCommand } from '../../monitor/index.ts'
+import type { SshCommand } from '../../tunnel/index.ts'
 import type { ResolvedSource, SourceName } from './source.ts'
 
 export interface MirrorState {

@@ -4,7 +4,7 @@
 // The URL must point at the key's destination (same host and port; same user
 // when it names one), so a key is only ever offered to the host it was
 // registered for.
-import { SshTunnels, sshCommand, type RuntimeSecrets, type SshCommand } from '../../monitor/index.ts'
+import { SshTunnels, sshCommand, type RuntimeSecrets, type SshCommand } from '../../tunnel/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { RepositoryNotConfiguredError } from '../errors.ts'
 import type { SshRemote } from './source.ts'

@@ -2,7 +2,7 @@
 // RuntimeSecrets port, wired by deploy/runtime.ts into the monitor role):
 // keys opened from their sealed boxes, host keys pinned per key revision, and
 // the install status reported back where GET …/ssh-key reads it.
-import type { RuntimeSecrets, SshEndpoint, SyncStatus } from '../../monitor/index.ts'
+import type { RuntimeSecrets, SshEndpoint, SyncStatus } from '../../tunnel/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { exportPrivateKey } from './key.ts'
 import { SecretBox } from '../../core/index.ts'

@@ -1,6 +1,6 @@
 // Resource SSH keys: the private key and passphrase sealed in one box, the
 // rest (alias, destination, fingerprint, synchronization) readable.
-import { fingerprintOf as hostKeyFingerprint } from '../../monitor/index.ts'
+import { fingerprintOf as hostKeyFingerprint } from '../../tunnel/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { ConflictError, NotFoundError } from '../../core/index.ts'
 import type { KeyFacts } from './key.ts'
@@ -161,4 +161,10 @@ export async function openSshKey(db: Sql, box: SecretBox, workspaceId: string, r
   const r = await db.query<{ sealed: Uint8Array }>('SELECT sealed FROM resource_ssh_keys WHERE workspace_id = $1 AND resource_id = $2', [workspaceId, resourceId])
   if (r.rows[0] === undefined) throw new NotFoundError('ssh key')
   return JSON.parse(box.open(Buffer.from(r.rows[0].sealed), boxContext(workspaceId, resourceId)).toString('utf8')) as { private_key: string; passphrase: string }
+}
+
+/** Whether any SSH private key is sealed in the store (the launcher then refuses to invent a new sealing key). */
+export async function sshKeysSealed(db: Sql): Promise<boolean> {
+  const r = await db.query<{ present: boolean }>('SELECT EXISTS (SELECT 1 FROM resource_ssh_keys) AS present')
+  return r.rows[0]?.present === true
 }

@@ -5,15 +5,9 @@ import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../../core/index.ts'
 import { actorJson, type Actor } from './context.ts'
 import { enqueueWebhookDeliveries } from './fanout.ts'
+import type { ProjectEventType } from './event-types.ts'
 
-export const PROJECT_EVENT_TYPES = {
-  assignmentChanged: 'task.assignment.changed',
-  deleted: 'task.deleted',
-  restored: 'task.restored',
-} as const
-export type ProjectEventType = (typeof PROJECT_EVENT_TYPES)[keyof typeof PROJECT_EVENT_TYPES]
-/** The events a webhook subscription can select; a restore is not one. */
-export const FANNED_OUT_EVENTS = [PROJECT_EVENT_TYPES.assignmentChanged, PROJECT_EVENT_TYPES.deleted] as const
+export { PROJECT_EVENT_TYPES, FANNED_OUT_EVENTS, type ProjectEventType } from './event-types.ts'
 
 export interface TaskFacts {
   id: string

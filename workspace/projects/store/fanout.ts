@@ -11,7 +11,7 @@
 // costs a query. One single-table statement otherwise: it plans quickly, and
 // finds nothing quickly in a workspace without enabled subscriptions.
 import type { Sql } from '../../../core/index.ts'
-import { FANNED_OUT_EVENTS } from './events.ts'
+import { FANNED_OUT_EVENTS } from './event-types.ts'
 
 export interface AssignmentEvent {
   /** The project_events id: the webhook event id. */

@@ -2,11 +2,9 @@
 // resource's registered key from the runtime secrets, host trust pinned on
 // first use (or checked against the fingerprint the user gave), one SSH
 // channel per probe, and the key's status reported back (installed / failed).
-import { PROBE_REASONS } from '../errors.ts'
-import { outcome, type Outcome } from '../probes/outcome.ts'
 import { bridge, type Bridge } from './bridge.ts'
 import { SYNC_STATUS, type RuntimeSecrets, type SshEndpoint, type SyncStatus } from './secrets.ts'
-import { TUNNEL_FAILURES, TunnelError, authenticate, defaultWorkDir, fingerprintOf, openChannel, scanHostKeys } from './ssh.ts'
+import { TUNNEL_FAILURES, TunnelError, type TunnelFailure, authenticate, defaultWorkDir, fingerprintOf, openChannel, scanHostKeys } from './ssh.ts'
 
 export interface TunnelRequest {
   workspaceId: string
@@ -22,20 +20,13 @@ export interface TunnelRequest {
 const REPORT_AGAIN_MS = 60_000
 const REPORTS_KEPT = 10_000
 
-export type Opened = { ok: true; bridge: Bridge; tunnelMs: number } | { ok: false; outcome: Outcome }
+/** No usable key for the resource: not a tunnel failure of the SSH server's. */
+export const NO_KEY = 'no_key'
 
-/** A failure to reach or trust the SSH server says nothing about the target: unknown. A refusal behind it is the target's: down. */
-export function tunnelOutcome(err: unknown, latency: number | null): Outcome {
-  if (!(err instanceof TunnelError)) return outcome('unknown', PROBE_REASONS.sshTunnel, `SSH tunnel: ${String((err as Error)?.message ?? err).slice(0, 200)}`, latency)
-  switch (err.failure) {
-    case TUNNEL_FAILURES.hostKey: return outcome('unknown', PROBE_REASONS.sshHostKey, err.message, latency)
-    case TUNNEL_FAILURES.auth: return outcome('unknown', PROBE_REASONS.sshAuth, err.message, latency)
-    case TUNNEL_FAILURES.refused: return outcome('down', PROBE_REASONS.refused, err.message, latency)
-    case TUNNEL_FAILURES.dns: return outcome('down', PROBE_REASONS.dns, err.message, latency)
-    case TUNNEL_FAILURES.target: return outcome('down', PROBE_REASONS.network, err.message, latency)
-    default: return outcome('unknown', PROBE_REASONS.sshTunnel, err.message, latency)
-  }
-}
+/** An open tunnel, or why there is none (the monitor turns it into a probe outcome). */
+export type Opened =
+  | { ok: true; bridge: Bridge; tunnelMs: number }
+  | { ok: false; failure: TunnelFailure | typeof NO_KEY | null; message: string; latencyMs: number | null }
 
 export class SshTunnels {
   readonly #secrets: RuntimeSecrets
@@ -87,7 +78,7 @@ export class SshTunnels {
     const start = performance.now()
     const e = await this.#secrets.sshEndpoint(r.workspaceId, r.resourceId).catch(() => null)
     if (e === null) {
-      return { ok: false, outcome: outcome('unknown', PROBE_REASONS.sshKey, 'the resource has no SSH key the managed runtime can use (PUT …/ssh-key; LOOKOUT_SECRET_KEY must be set)') }
+      return { ok: false, failure: NO_KEY, message: 'the resource has no SSH key the managed runtime can use (PUT …/ssh-key; LOOKOUT_SECRET_KEY must be set)', latencyMs: null }
     }
     let trusted = e
     try {
@@ -101,7 +92,9 @@ export class SshTunnels {
       return { ok: true, bridge: b, tunnelMs: Math.round(performance.now() - start) }
     } catch (err) {
       await this.#failed(trusted, err)
-      return { ok: false, outcome: tunnelOutcome(err, Math.round(performance.now() - start)) }
+      const latencyMs = Math.round(performance.now() - start)
+      if (err instanceof TunnelError) return { ok: false, failure: err.failure, message: err.message, latencyMs }
+      return { ok: false, failure: null, message: `SSH tunnel: ${String((err as Error)?.message ?? err).slice(0, 200)}`, latencyMs }
     }
   }
 

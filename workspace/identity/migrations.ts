@@ -1,19 +1,9 @@
-// PostgreSQL schema of the API stage.
-import type { MigrationSet } from '../core/index.ts'
-import { COLLECTOR_MIGRATIONS, MONITOR_MIGRATIONS } from '../monitor/index.ts'
-import { PROJECT_MIGRATIONS } from '../workspace/index.ts'
-import { SERVICES_MIGRATIONS } from '../workspace/index.ts'
-import { SSH_MIGRATIONS } from '../workspace/index.ts'
-import { USAGE_MIGRATIONS } from '../workspace/index.ts'
-import { ALERT_MIGRATIONS } from '../alerting/index.ts'
-import { NOTIFICATION_MIGRATIONS } from '../alerting/index.ts'
-import { WEBHOOK_MIGRATIONS } from '../alerting/index.ts'
-import { DESKTOP_MIGRATIONS } from '../desktop/index.ts'
-import { CONSOLE_MIGRATIONS } from '../console/index.ts'
-import { PORTAL_MIGRATIONS } from '../desktop/index.ts'
+// PostgreSQL schema of identity: workspaces, tokens, resources and the server's own secrets.
+import type { MigrationSet } from '../../core/index.ts'
 
-
-export const API_MIGRATIONS: MigrationSet = {
+export const IDENTITY_MIGRATIONS: MigrationSet = {
+  // Recorded as 'api' in schema_migrations since these tables lived in the HTTP edge:
+  // the key stays so existing data directories do not apply them twice.
   stage: 'api',
   migrations: [
     {
@@ -58,16 +48,12 @@ export const API_MIGRATIONS: MigrationSet = {
           UNIQUE (workspace_id, external_id)
         );
         CREATE INDEX resources_page ON resources (workspace_id, created_at, id);
-        CREATE TABLE server_secrets (
-          name text PRIMARY KEY,
-          value bytea NOT NULL
-        );
       `,
     },
     {
       version: 2,
       name: 'token change notifications',
-      // Servers keep verified tokens in memory (auth/verifier.ts); every change
+      // Servers keep verified tokens in memory (workspace/identity/verifier.ts); every change
       // to a token row, by any path (a revocation, a workspace's cascade, an
       // operator's SQL), tells every listening server to forget that token.
       sql: `
@@ -82,21 +68,3 @@ export const API_MIGRATIONS: MigrationSet = {
     },
   ],
 }
-
-/**
- * Every stage's PostgreSQL migrations, in the order they are applied. Each area
- * adds its set here (a distinct stage name keeps their version numbers apart).
- */
-export const PG_MIGRATIONS: readonly MigrationSet[] = [
-  API_MIGRATIONS,
-  PROJECT_MIGRATIONS,
-  SERVICES_MIGRATIONS,
-  SSH_MIGRATIONS,
-  USAGE_MIGRATIONS,
-  MONITOR_MIGRATIONS,
-  COLLECTOR_MIGRATIONS,
-  ALERT_MIGRATIONS, NOTIFICATION_MIGRATIONS, WEBHOOK_MIGRATIONS,
-  DESKTOP_MIGRATIONS,
-  CONSOLE_MIGRATIONS,
-  PORTAL_MIGRATIONS,
-]
