@@ -5,6 +5,7 @@
 // the columns out as one block per chunk. Measured against the JSONCompactEachRow
 // writer it replaces in bench/decode (README there).
 import { NativeSink, stringEnd, uuidBytes } from './native-bytes.ts'
+import { releaseColumns, takeColumns, type Columns, type Ints } from './row-columns.ts'
 import { BlockDictionary, writeBlockStart, writeColumnHead, writeLowCardinality, writeLowCardinalityPrefix } from './native-rows.ts'
 import type { RowFields } from './rows.ts'
 
@@ -29,24 +30,8 @@ const BASE_ID = /^[0-9a-f]{24}$/
 // severity, flags, four dictionary indexes, two map offsets.
 const FIXED_ROW_BYTES = 16 + 16 + 8 + 8 + 8 + 33 + 33 + 1 + 4 + 4 + 16
 
-/** A growing column of integers (dictionary indexes, counts). */
-class Ints {
-  a: Int32Array
-  n = 0
-
-  constructor(size: number) {
-    this.a = new Int32Array(size)
-  }
-
-  push(v: number): void {
-    if (this.n === this.a.length) {
-      const next = new Int32Array(this.a.length * 2)
-      next.set(this.a)
-      this.a = next
-    }
-    this.a[this.n++] = v
-  }
-}
+/** Attribute positions whose last key a writer remembers. */
+const KEY_POSITIONS = 64
 
 /** A resource's attributes as the writer keeps them: dictionary ids of the keys, the values' encoded bytes. */
 interface ResourceEntry {
@@ -92,7 +77,7 @@ export class RowWriter {
   readonly #spanIds: NativeSink
   readonly #eventIds: NativeSink
   readonly #attrValues: NativeSink
-  #derived: Uint8Array
+  readonly #derived: NativeSink
   // LowCardinality columns: the request's dictionaries and each row's index.
   readonly #severityTexts = new BlockDictionary()
   readonly #sources = new BlockDictionary()
@@ -111,6 +96,14 @@ export class RowWriter {
   readonly #resourceIndex = new Map<string, number>()
   #resourceJson = ''
   #resource = -1
+  /** The columns' storage, handed back for the next writer of this thread at finish. */
+  readonly #columns: Columns
+  // Records mostly list the same attribute keys in the same order: the key last
+  // seen at each position, compared before the dictionary hashes it.
+  readonly #lastKeys: string[] = []
+  readonly #lastKeyIds = new Int32Array(KEY_POSITIONS)
+  /** Set by finish: the columns belong to the next writer then. */
+  #finished = false
 
   /**
    * @param baseId 24 lowercase hex digits identifying the request content
@@ -123,24 +116,25 @@ export class RowWriter {
     this.#resourceId = resourceId
     this.#receivedNs = receivedNs
     this.#maxChunkBytes = maxChunkBytes
-    const rows = Math.max(16, Math.min(1 << 20, sizeHint >> 7))
-    this.#times = new NativeSink(rows * 8)
-    this.#observed = new NativeSink(rows * 8)
-    this.#severity = new NativeSink(rows)
-    this.#flags = new NativeSink(rows * 4)
-    this.#messages = new NativeSink(sizeHint >> 1)
-    this.#traceIds = new NativeSink(rows * 33)
-    this.#spanIds = new NativeSink(rows * 17)
-    this.#eventIds = new NativeSink(64)
-    this.#attrValues = new NativeSink(sizeHint >> 2)
-    this.#derived = new Uint8Array(rows)
-    this.#severityTextIds = new Ints(rows)
-    this.#sourceIds = new Ints(rows)
-    this.#scopeNameIds = new Ints(rows)
-    this.#scopeVersionIds = new Ints(rows)
-    this.#attrCounts = new Ints(rows)
-    this.#attrKeyIds = new Ints(rows * 4)
-    this.#resourceOf = new Ints(rows)
+    const c = takeColumns(sizeHint)
+    this.#columns = c
+    this.#times = c.times
+    this.#observed = c.observed
+    this.#severity = c.severity
+    this.#flags = c.flags
+    this.#messages = c.messages
+    this.#traceIds = c.traceIds
+    this.#spanIds = c.spanIds
+    this.#eventIds = c.eventIds
+    this.#attrValues = c.attrValues
+    this.#derived = c.derived
+    this.#severityTextIds = c.severityTextIds
+    this.#sourceIds = c.sourceIds
+    this.#scopeNameIds = c.scopeNameIds
+    this.#scopeVersionIds = c.scopeVersionIds
+    this.#attrCounts = c.attrCounts
+    this.#attrKeyIds = c.attrKeyIds
+    this.#resourceOf = c.resourceOf
     this.#openChunk()
   }
 
@@ -149,16 +143,16 @@ export class RowWriter {
   }
 
   write(f: RowFields): void {
-    const index = this.#rows++
+    if (this.#finished) throw new Error('the writer is finished')
+    this.#rows++
     if (f.resourceJson !== this.#resourceJson) this.#setResource(f.resourceJson)
     const before = this.#variableBytes()
     // Table order (row-model.ts; test/ingest/native-rows.test.ts holds this and encodeRows together).
     this.#times.decimalInt64(f.timeNs)
     this.#observed.decimalInt64(f.observedNs)
-    if (index === this.#derived.length) this.#growDerived()
-    if (f.eventId === '') this.#derived[index] = 0
+    if (f.eventId === '') this.#derived.u8(0)
     else {
-      this.#derived[index] = 1
+      this.#derived.u8(1)
       this.#eventIds.string(f.eventId)
     }
     this.#severity.u8(f.severityNumber)
@@ -169,8 +163,19 @@ export class RowWriter {
     const keys = f.attrKeys
     const values = f.attrValues
     this.#attrCounts.push(count)
+    const lastKeys = this.#lastKeys
     for (let i = 0; i < count; i++) {
-      this.#attrKeyIds.push(this.#attrKeys.id(keys[i] as string))
+      const key = keys[i] as string
+      let id: number
+      if (i < KEY_POSITIONS && lastKeys[i] === key) id = this.#lastKeyIds[i] as number
+      else {
+        id = this.#attrKeys.id(key)
+        if (i < KEY_POSITIONS) {
+          lastKeys[i] = key
+          this.#lastKeyIds[i] = id
+        }
+      }
+      this.#attrKeyIds.push(id)
       this.#attrValues.string(values[i] as string)
     }
     this.#resourceOf.push(this.#resource)
@@ -186,12 +191,6 @@ export class RowWriter {
 
   #variableBytes(): number {
     return this.#messages.end + this.#attrValues.end + this.#eventIds.end + this.#traceIds.end + this.#spanIds.end
-  }
-
-  #growDerived(): void {
-    const next = new Uint8Array(this.#derived.length * 2)
-    next.set(this.#derived)
-    this.#derived = next
   }
 
   // A request's records share one or a few resources: each is read and encoded once.
@@ -227,7 +226,8 @@ export class RowWriter {
    * time make it depend on the receive time).
    */
   finish(baseId = this.baseId): PackedRows {
-    if (!BASE_ID.test(baseId)) throw new Error('a base id is 24 lowercase hex digits')
+    if (this.#finished) throw new Error('the writer is finished')
+    if (baseId !== this.baseId && !BASE_ID.test(baseId)) throw new Error('a base id is 24 lowercase hex digits')
     this.baseId = baseId
     const ends = this.#chunks.slice(1)
     ends.push(this.#position())
@@ -243,6 +243,8 @@ export class RowWriter {
       eventAt = this.#block(out, n, from, to, eventAt, constants)
       spans.push({ id: this.chunkId(n), rows: to.row - from.row, offset, length: out.end - offset })
     }
+    this.#finished = true
+    releaseColumns(this.#columns)
     return { data: out.view(), spans }
   }
 
@@ -273,7 +275,7 @@ export class RowWriter {
     writeColumnHead(out, 6)
     const ids = this.#eventIds.buf
     for (let i = from.row; i < to.row; i++) {
-      if (this.#derived[i] === 0) out.asciiHex8(this.baseId, i)
+      if (this.#derived.buf[i] === 0) out.asciiHex8(this.baseId, i)
       else {
         const end = stringEnd(ids, eventAt)
         out.bytes(ids.subarray(eventAt, end))

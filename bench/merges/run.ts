@@ -97,7 +97,7 @@ for (let rep = 0; rep < REPS; rep++) {
       const wait = t0 + i * intervalMs - performance.now()
       if (wait > 0) await sleep(wait)
       else if (i > 0) late++
-      await store.insertJsonRows(table, batches[i % DISTINCT] as Buffer, `${table}-${i}`, ROW_FORMATS.compact)
+      await store.insertJsonRows(table, batches[i % DISTINCT] as Buffer, `${table}-${i}`, ROW_FORMATS.native)
       inserted += rowsPerInsert
       if (i % 8 === 0) partsMax = Math.max(partsMax, await activeParts(store, table))
     }
