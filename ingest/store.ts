@@ -85,11 +85,13 @@ class ServerStore extends ClientStore {
   }
 
   async insertJsonRows(table: string, body: RowBody, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
-    await this.client.exec({
+    const { stream } = await this.client.exec({
       query: `INSERT INTO ${this.database}.${table}${columnList(format)} FORMAT ${format}`,
       values: Readable.from(rowBodyPieces(body)),
       clickhouse_settings: { ...this.insertSettings(dedupToken), async_insert: 0 },
     })
+    // The answer has no rows, but it is read to its end: a response left unread holds its socket.
+    for await (const _ of stream) void _
   }
 }
 
