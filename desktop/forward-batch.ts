@@ -1,8 +1,8 @@
-// A queued batch (stored rows, ingest/rows.ts) as the body of the cloud's JSON
+// A queued batch (stored rows in any of their formats, ingest/rows.ts) as the body of the cloud's JSON
 // batch route: POST /v1/workspaces/{ws}/resources/{rid}/logs. Built the same
 // way every time, so a retried batch is the same body and the cloud's
 // content-hash deduplication recognises it.
-import { parseStoredRow, severityNameOf } from '../ingest/index.ts'
+import { readStoredRows, severityNameOf, type StoredRow } from '../ingest/index.ts'
 
 /** Cloud Event limits (cloud-workspace-api.md): longer values are cut rather than failing the whole batch. */
 const MESSAGE_MAX = 65536
@@ -29,8 +29,7 @@ export function isoFromNs(ns: string): string | null {
   return new Date(Number(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, `.${fraction}Z`)
 }
 
-export function cloudEventOf(line: string): CloudEvent {
-  const r = parseStoredRow(line)
+export function cloudEventOf(r: StoredRow): CloudEvent {
   const attributes: Record<string, string> = { ...r.attributes }
   // Resource attributes (an OTLP sender's service.name...) travel as attributes prefixed "resource.".
   for (const [k, v] of Object.entries(r.resource_attributes)) {
@@ -50,9 +49,5 @@ export function cloudEventOf(line: string): CloudEvent {
 
 /** The JSON batch body of queued rows. */
 export function cloudBatchBody(rows: Uint8Array): string {
-  const events: CloudEvent[] = []
-  for (const line of Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength).toString('utf8').split('\n')) {
-    if (line !== '') events.push(cloudEventOf(line))
-  }
-  return JSON.stringify({ events })
+  return JSON.stringify({ events: readStoredRows(rows).map(cloudEventOf) })
 }

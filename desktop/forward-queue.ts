@@ -3,6 +3,7 @@
 // kept in desktop_forward_state: an enqueue that would pass the bound is
 // dropped whole and counted, and local ingestion never waits for it.
 import type { Database, Sql } from '../core/index.ts'
+import { encodeRows, readStoredRows, rowFormatOf, ROW_FORMATS } from '../ingest/index.ts'
 
 /** The spec's bound: 16 MiB of queued rows. */
 export const FORWARD_QUEUE_MAX_BYTES = 16 * 1024 * 1024
@@ -36,14 +37,39 @@ export interface ForwardState {
 }
 
 interface Piece {
-  start: number
-  end: number
+  /** The piece's rows, in the format they came in. */
+  rows: Uint8Array
   events: number
 }
 
-/** Cuts stored-row bytes (ingest/rows.ts) at line ends into pieces of at most maxEvents lines and (unless one line is larger) maxBytes. */
+/**
+ * Cuts stored rows (ingest/rows.ts) into pieces of at most maxEvents rows and
+ * (unless one row is larger) maxBytes: lines are cut at line ends; Native
+ * blocks are read and their rows written again as one block per piece.
+ */
 export function splitRows(rows: Uint8Array, maxEvents = FORWARD_BATCH_MAX_EVENTS, maxBytes = FORWARD_BATCH_MAX_BYTES): Piece[] {
+  if (rows.byteLength === 0) return []
+  if (rowFormatOf(rows) !== ROW_FORMATS.native) return splitLines(rows, maxEvents, maxBytes)
+  const all = readStoredRows(rows)
   const pieces: Piece[] = []
+  let start = 0
+  while (start < all.length) {
+    let count = Math.min(maxEvents, all.length - start)
+    let block = encodeRows(all.slice(start, start + count))
+    // Too large: halve the rows until it fits, or it is one row.
+    while (block.byteLength > maxBytes && count > 1) {
+      count = Math.ceil(count / 2)
+      block = encodeRows(all.slice(start, start + count))
+    }
+    pieces.push({ rows: block, events: count })
+    start += count
+  }
+  return pieces
+}
+
+function splitLines(rows: Uint8Array, maxEvents: number, maxBytes: number): Piece[] {
+  const pieces: Piece[] = []
+  const piece = (start: number, end: number, events: number) => ({ rows: rows.subarray(start, end), events })
   let start = 0
   let lineStart = 0
   let events = 0
@@ -51,14 +77,14 @@ export function splitRows(rows: Uint8Array, maxEvents = FORWARD_BATCH_MAX_EVENTS
     if (rows[i] !== 0x0a) continue
     const lineEnd = i + 1
     if (events > 0 && (events === maxEvents || lineEnd - start > maxBytes)) {
-      pieces.push({ start, end: lineStart, events })
+      pieces.push(piece(start, lineStart, events))
       start = lineStart
       events = 0
     }
     events++
     lineStart = lineEnd
   }
-  if (events > 0) pieces.push({ start, end: lineStart, events })
+  if (events > 0) pieces.push(piece(start, lineStart, events))
   return pieces
 }
 
@@ -69,7 +95,7 @@ export async function enqueueRows(db: Database, workspaceId: string, resourceId:
   let bytes = 0
   let events = 0
   for (const p of pieces) {
-    bytes += p.end - p.start
+    bytes += p.rows.byteLength
     events += p.events
   }
   return db.transaction(async (tx) => {
@@ -86,7 +112,7 @@ export async function enqueueRows(db: Database, workspaceId: string, resourceId:
     for (const p of pieces) {
       const n = params.length
       values.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5})`)
-      params.push(workspaceId, resourceId, p.events, p.end - p.start, Buffer.from(rows.buffer, rows.byteOffset + p.start, p.end - p.start))
+      params.push(workspaceId, resourceId, p.events, p.rows.byteLength, Buffer.from(p.rows.buffer, p.rows.byteOffset, p.rows.byteLength))
     }
     await tx.query(`INSERT INTO desktop_forward_queue (workspace_id, resource_id, events, bytes, rows) VALUES ${values.join(', ')}`, params)
     return true

@@ -4,11 +4,12 @@ import { createClient } from '@clickhouse/client'
 import { createChdbConnection } from 'chdb/connection'
 import { Session } from 'chdb'
 import { join } from 'node:path'
-import { ROW_COLUMNS } from './row-model.ts'
-import { ROW_FORMATS, type RowFormat } from './rows.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { ROW_FORMATS, type RowFormat } from './rows-read.ts'
 import { ClientStore, columnList } from './client-store.ts'
 import { InsertSpool, sqlString } from './insert-spool.ts'
-import { rowBodyWhole, type RowBody } from './row-body.ts'
+import type { RowBody } from './row-body.ts'
 import type { QueryParams, QueryResult } from './store.ts'
 
 /** The spool's folder in the engine's data directory. */
@@ -28,15 +29,33 @@ export function lastJsonDocument(text: string): string {
   return at > 0 ? text.slice(at) : text
 }
 
+/**
+ * The spool in the data directory; where the engine would read a pattern
+ * character in that path as a glob, a folder of the store's own in the
+ * temporary folder (libchdb's in-memory insert takes no Native rows).
+ */
+function openSpool(path: string): { spool: InsertSpool; privateDir: string | null } {
+  const inData = InsertSpool.open(join(path, SPOOL_DIR))
+  if (inData !== null) return { spool: inData, privateDir: null }
+  const privateDir = mkdtempSync(join(tmpdir(), 'lookout-insert-spool-'))
+  const spool = InsertSpool.open(privateDir)
+  if (spool !== null) return { spool, privateDir }
+  rmSync(privateDir, { recursive: true, force: true })
+  throw new Error(`no insert spool: both ${path} and ${tmpdir()} hold a pattern character (*?{})`)
+}
+
 export class ChdbStore extends ClientStore {
   readonly embedded = true
   readonly #conn: ReturnType<typeof createChdbConnection>
   /** Opened first so that the engine starts with our settings; connections at the same path share that engine. */
   readonly #settings: Session
-  /** Where rows wait for the engine to read them (insert-spool.ts); null: handed over in memory. */
-  readonly #spool: InsertSpool | null
+  /** Where rows wait for the engine to read them (insert-spool.ts). */
+  readonly #spool: InsertSpool
+  /** A spool folder of this store's own in the temporary folder (removed at close), when the data directory cannot hold one. */
+  readonly #privateSpool: string | null
 
   constructor(path: string, database: string, cluster: string | null, args: string[]) {
+    const spool = openSpool(path)
     const settings = new Session(path, { connectionArgs: args })
     let conn: ReturnType<typeof createChdbConnection>
     try {
@@ -48,7 +67,8 @@ export class ChdbStore extends ClientStore {
     super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database, cluster)
     this.#conn = conn
     this.#settings = settings
-    this.#spool = InsertSpool.open(join(path, SPOOL_DIR))
+    this.#spool = spool.spool
+    this.#privateSpool = spool.privateDir
   }
 
   override async close(): Promise<void> {
@@ -56,6 +76,7 @@ export class ChdbStore extends ClientStore {
       await super.close()
     } finally {
       this.#settings.close()
+      if (this.#privateSpool !== null) rmSync(this.#privateSpool, { recursive: true, force: true })
     }
   }
 
@@ -69,14 +90,7 @@ export class ChdbStore extends ClientStore {
   }
 
   async insertJsonRows(table: string, body: RowBody, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
-    if (this.#spool !== null) return this.#insertThroughFile(this.#spool, table, body, dedupToken, format)
-    await this.#conn.chdb.rawInsert({
-      table: `${this.database}.${table}`,
-      format,
-      ...(format === ROW_FORMATS.compact ? { columns: ROW_COLUMNS } : {}),
-      values: rowBodyWhole(body),
-      settings: this.insertSettings(dedupToken),
-    })
+    return this.#insertThroughFile(this.#spool, table, body, dedupToken, format)
   }
 
   async #insertThroughFile(spool: InsertSpool, table: string, body: RowBody, dedupToken: string, format: RowFormat): Promise<void> {

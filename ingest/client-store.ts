@@ -1,8 +1,8 @@
 // What both ClickHouse adapters share: the official client's command and query
 // calls, the insert settings of each layout, and the column list of a positional insert.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { ROW_COLUMNS } from './row-model.ts'
-import { ROW_FORMATS, type RowFormat } from './rows.ts'
+import { LOG_COLUMNS, ROW_COLUMNS, type LogColumnName } from './row-model.ts'
+import { ROW_FORMATS, type RowFormat } from './rows-read.ts'
 import type { LogStore, QueryParams, QueryResult } from './store.ts'
 import type { RowBody } from './row-body.ts'
 
@@ -54,6 +54,7 @@ export abstract class ClientStore implements LogStore {
     return { rows, ...summaryNumbers(parsed) }
   }
 
+  /** Inserts stored rows of any ROW_FORMATS (see LogStore). */
   abstract insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void>
 
   async ping(): Promise<boolean> {
@@ -70,7 +71,15 @@ export abstract class ClientStore implements LogStore {
   }
 }
 
+const TABLE_ORDER: readonly LogColumnName[] = LOG_COLUMNS.map((c) => c.name)
+
+/** The columns an insert of this format names, in the order its rows hold them; null for rows that name their own. */
+export function insertColumns(format: RowFormat): readonly LogColumnName[] | null {
+  return format === ROW_FORMATS.compact ? ROW_COLUMNS : format === ROW_FORMATS.native ? TABLE_ORDER : null
+}
+
 /** The column list an insert of this format names (positional rows need it). */
 export function columnList(format: RowFormat): string {
-  return format === ROW_FORMATS.compact ? ` (${ROW_COLUMNS.join(', ')})` : ''
+  const columns = insertColumns(format)
+  return columns === null ? '' : ` (${columns.join(', ')})`
 }

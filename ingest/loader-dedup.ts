@@ -2,7 +2,9 @@
 // already, and the lookups in ClickHouse that leave their stored rows out.
 import type { JsMsg } from '@nats-io/jetstream'
 import { isLegacySubject } from './broker.ts'
-import { storedRowHead, storedRowIds } from './rows.ts'
+import { readStoredRows, storedRowHead } from './rows-read.ts'
+import { encodeRows } from './native-rows.ts'
+import type { StoredRow } from './row-model.ts'
 import type { LogStore } from './store.ts'
 import { knownEventIds, storedBatchRows, storedEventIds, type ReceivedRange } from './stored.ts'
 import { RecentIds } from './recent-ids.ts'
@@ -111,15 +113,12 @@ export class RedeliveryChecks {
     }
     if (partial.length > 0) {
       const known = await retried(() => storedEventIds(store, partial.map(msgIdOf), receivedRange(partial)))
-      const decoder = new TextDecoder()
       for (const m of partial) {
-        let text = ''
-        for (const line of decoder.decode(m.data).split('\n')) {
-          if (line === '') continue
-          if (known.has(storedRowIds(line).eventId)) this.#deps.skipped(1)
-          else text += line + '\n'
-        }
-        bodies.set(m, Buffer.from(text))
+        const rows = readStoredRows(m.data)
+        const left = rows.filter((r) => !known.has(r.event_id))
+        this.#deps.skipped(rows.length - left.length)
+        // The rows left, as a Native block whatever the message's format.
+        bodies.set(m, encodeRows(left))
       }
     }
     return keep
@@ -127,19 +126,15 @@ export class RedeliveryChecks {
 
   /** Legacy events are deduplicated per resource by their caller-given id, forever (within retention). */
   async #dropKnownEventIds(msgs: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<void> {
-    const lines = new Map<JsMsg, { rid: string; eid: string; line: string }[]>()
+    const read = new Map<JsMsg, StoredRow[]>()
     const byResource = new Map<string, Set<string>>()
-    const decoder = new TextDecoder()
     for (const m of msgs) {
-      const list = decoder.decode(m.data).split('\n').filter((l) => l !== '').map((line) => {
-        const ids = storedRowIds(line)
-        return { rid: ids.resourceId, eid: ids.eventId, line }
-      })
-      lines.set(m, list)
-      for (const l of list) {
-        let set = byResource.get(l.rid)
-        if (set === undefined) byResource.set(l.rid, (set = new Set()))
-        set.add(l.eid)
+      const rows = readStoredRows(m.data)
+      read.set(m, rows)
+      for (const r of rows) {
+        let set = byResource.get(r.resource_id)
+        if (set === undefined) byResource.set(r.resource_id, (set = new Set()))
+        set.add(r.event_id)
       }
     }
     const known = new Set<string>()
@@ -147,30 +142,28 @@ export class RedeliveryChecks {
       const found = await this.#deps.retried(() => knownEventIds(this.#deps.store, rid, [...ids]))
       for (const eid of found) known.add(rid + '/' + eid)
     }
-    for (const [m, list] of lines) {
-      let text = ''
-      for (const l of list) {
-        const key = l.rid + '/' + l.eid
+    for (const [m, rows] of read) {
+      const left: StoredRow[] = []
+      for (const r of rows) {
+        const key = r.resource_id + '/' + r.event_id
         if (known.has(key)) {
           this.#deps.skipped(1)
           continue
         }
         known.add(key) // the same id twice in this batch is stored once
-        text += l.line + '\n'
+        left.push(r)
       }
-      bodies.set(m, Buffer.from(text))
+      bodies.set(m, encodeRows(left))
     }
   }
 }
-
-const headDecoder = new TextDecoder()
 
 /** The receive times of these messages' rows (each message's rows share one), null when one cannot be read. */
 function receivedRange(msgs: readonly JsMsg[], lookBackNs = 0): ReceivedRange | null {
   let lo = 0n
   let hi = 0n
   for (const m of msgs) {
-    const head = storedRowHead(headDecoder.decode(m.data.subarray(0, 160)))
+    const head = storedRowHead(m.data)
     if (head === null) return null
     const t = BigInt(head.receivedNs)
     if (lo === 0n || t < lo) lo = t

@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { JsMsg } from '@nats-io/jetstream'
 import type { Broker } from './broker.ts'
-import { rowFormatOf, type RowFormat } from './rows.ts'
+import { countStoredRows, rowFormatOf, type RowFormat } from './rows-read.ts'
 import type { LogStore } from './store.ts'
 import { rowBodyBytes, rowBodyPieces, type RowBody } from './row-body.ts'
 import { isDataError } from './store-errors.ts'
-import { countLines, msgIdOf, rowsOf, trimmed } from './loader-messages.ts'
+import { msgIdOf, rowsOf, trimmed } from './loader-messages.ts'
 import type { LoaderStats } from './loader.ts'
 import type { LoaderObserver } from './observer.ts'
 
@@ -32,8 +32,8 @@ export class Inserter {
 
   /**
    * Inserts these messages' rows (`bodies` holds those left in part), one insert
-   * per row format: normally one; two only while a backlog written before the
-   * compact format (rows.ts) drains. Returns the rows inserted, or null when
+   * per row format: normally one (Native blocks); more only while a backlog
+   * written in an earlier format (rows-read.ts) drains. Returns the rows inserted, or null when
    * the loader was killed during a retry (the batch must not be acknowledged).
    */
   async insert(todo: JsMsg[], bodies: Map<JsMsg, Uint8Array>): Promise<number | null> {
@@ -54,7 +54,7 @@ export class Inserter {
       for (const m of msgs) {
         const part = bodies.get(m) ?? m.data
         body.push(part)
-        groupRows += bodies.has(m) ? countLines(part) : rowsOf(m)
+        groupRows += bodies.has(m) ? countStoredRows(part) : rowsOf(m)
       }
       // With rows left out (stored already) the token must follow the content:
       // ClickHouse deduplicates per partition and block, so the rest of a message

@@ -1,19 +1,14 @@
-// What the loader reads off a row message: its row count, its id, its lines.
+// What the loader reads off a row message: its row count, its id, whether rows were left out.
 import type { JsMsg } from '@nats-io/jetstream'
 import { HEADER_ROWS } from './broker.ts'
+import { countStoredRows } from './rows-read.ts'
 
 export function rowsOf(m: JsMsg): number {
-  return Number(m.headers?.get(HEADER_ROWS) ?? 0) || countLines(m.data)
+  return Number(m.headers?.get(HEADER_ROWS) ?? 0) || countStoredRows(m.data)
 }
 
 export function msgIdOf(m: JsMsg): string {
   return m.headers?.get('Nats-Msg-Id') ?? ''
-}
-
-export function countLines(b: Uint8Array): number {
-  let n = 0
-  for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++
-  return n
 }
 
 /** Whether rows were left out of this message's payload. */

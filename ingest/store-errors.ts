@@ -3,8 +3,9 @@
 
 // Parse, type and size errors: the same bytes will fail the same way again.
 // (CANNOT_PARSE_TEXT/QUOTED_STRING/INPUT_ASSERTION/DATE/DATETIME/NUMBER/UUID/IPV4/IPV6/BOOL,
-// TYPE_MISMATCH, INCORRECT_DATA, TOO_LARGE_STRING_SIZE, VALUE_IS_OUT_OF_RANGE ...)
-const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 38, 41, 53, 69, 70, 72, 117, 131, 321, 376, 377, 378, 467, 1001])
+// TYPE_MISMATCH, INCORRECT_DATA, TOO_LARGE_STRING_SIZE, VALUE_IS_OUT_OF_RANGE ...,
+// and CANNOT_READ_ALL_DATA: a Native block that ends early)
+const DATA_ERROR_CODES = new Set([6, 26, 27, 32, 33, 38, 41, 53, 69, 70, 72, 117, 131, 321, 376, 377, 378, 467, 1001])
 
 export function clickhouseErrorCode(err: unknown): number | null {
   const e = err as { code?: unknown; message?: unknown }

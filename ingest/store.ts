@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream'
 import { createClient } from '@clickhouse/client'
 import { InvalidOptionError } from '../core/index.ts'
-import { ROW_FORMATS, type RowFormat } from './rows.ts'
+import { ROW_FORMATS, type RowFormat } from './rows-read.ts'
 import { engineArgs, type EngineMemoryOptions } from './engine-settings.ts'
 import { ClientStore, columnList } from './client-store.ts'
 import { EmbeddedStore } from './embedded-store.ts'
@@ -20,8 +20,9 @@ export interface LogStore {
   /** Runs a query and returns its JSONEachRow rows, with the engine's read statistics. */
   query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
   /**
-   * Inserts stored rows (rows.ts: JSONCompactEachRow in ROW_COLUMNS order (row-model.ts), or
-   * JSONEachRow objects) into a table; a repeated token is a no-op. Default format: JSONEachRow.
+   * Inserts stored rows into a table: Native blocks (rows.ts, every column in table
+   * order), or lines of the earlier formats (JSONCompactEachRow in ROW_COLUMNS order,
+   * JSONEachRow objects); a repeated token is a no-op. Default format: JSONEachRow.
    */
   insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void>
   /**
@@ -84,11 +85,13 @@ class ServerStore extends ClientStore {
   }
 
   async insertJsonRows(table: string, body: RowBody, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {
-    await this.client.exec({
+    const { stream } = await this.client.exec({
       query: `INSERT INTO ${this.database}.${table}${columnList(format)} FORMAT ${format}`,
       values: Readable.from(rowBodyPieces(body)),
       clickhouse_settings: { ...this.insertSettings(dedupToken), async_insert: 0 },
     })
+    // The answer has no rows, but it is read to its end: a response left unread holds its socket.
+    for await (const _ of stream) void _
   }
 }
 

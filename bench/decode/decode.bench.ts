@@ -10,6 +10,8 @@ import type { DecodeContext } from '../../ingest/index.ts'
 import { decodeOtlpProtobuf } from '../../ingest/index.ts'
 import { decodeOtlpJson } from '../../ingest/index.ts'
 import { RecordSink, addAttr, childKey, doubleJson, uint64Decimal } from '../../ingest/index.ts'
+// The JSONCompactEachRow writer the Native one replaced (issue 35), kept as the upgrade tests' fixture.
+import { PreviousRowWriter } from '../../test/ingest/fixtures/previous-row-writer.ts'
 
 const RECORDS = 1000
 const REQUESTS = 8
@@ -70,8 +72,13 @@ const jsonBytes = jsonRequests.reduce((n, s) => n + Buffer.byteLength(s), 0)
 function context(): DecodeContext {
   return { minTimeNs: 0n, maxTimeNs: 2n ** 63n, receivedNs: '1700000099000000000', maxMessageLength: 65536, fields: newRowFields(), unstamped: 0 }
 }
+const WS = '11111111-1111-4111-8111-111111111111'
+const RID = '22222222-2222-4222-8222-222222222222'
 function writer(): RowWriter {
-  return new RowWriter('ws', 'res', '0123456789abcdef01234567', '1700000099000000000', 1 << 20, 2 << 20)
+  return new RowWriter(WS, RID, '0123456789abcdef01234567', '1700000099000000000', 1 << 20, 2 << 20)
+}
+function previousWriter(): RowWriter {
+  return new PreviousRowWriter(WS, RID, '0123456789abcdef01234567', '1700000099000000000', 1 << 20, 2 << 20) as unknown as RowWriter
 }
 
 // ---- (b) protobufjs decode, then the same mapping over its message objects ----
@@ -188,11 +195,13 @@ const nullWriter = { write() {} } as unknown as RowWriter
 interface Case { name: string, bytes: number, run: (i: number) => void }
 const allCases: Case[] = [
   { name: 'ours → RowWriter', bytes: protoBytes, run: i => { const w = writer(); decodeOtlpProtobuf(protoRequests[i]!, w, context()); w.finish() } },
+  { name: 'ours → previous JSON writer', bytes: protoBytes, run: i => { const w = previousWriter(); decodeOtlpProtobuf(protoRequests[i]!, w, context()); w.finish() } },
   { name: 'protobufjs+mapping → RowWriter', bytes: protoBytes, run: i => { const w = writer(); decodeWithProtobufjs(protoRequests[i]!, w, context()); w.finish() } },
   { name: 'ours, rows dropped', bytes: protoBytes, run: i => { decodeOtlpProtobuf(protoRequests[i]!, nullWriter, context()) } },
   { name: 'protobufjs+mapping, rows dropped', bytes: protoBytes, run: i => { decodeWithProtobufjs(protoRequests[i]!, nullWriter, context()) } },
   { name: 'protobufjs decode only', bytes: protoBytes, run: i => { Request.decode(protoRequests[i]!) } },
   { name: 'ours JSON → RowWriter', bytes: jsonBytes, run: i => { const w = writer(); decodeOtlpJson(jsonRequests[i]!, w, context()); w.finish() } },
+  { name: 'ours JSON → previous JSON writer', bytes: jsonBytes, run: i => { const w = previousWriter(); decodeOtlpJson(jsonRequests[i]!, w, context()); w.finish() } },
 ]
 
 // BENCH_CASES=a,b keeps the cases whose name contains one of them (for profiling one path).
@@ -235,8 +244,17 @@ for (const c of cases) {
   const rps = median(results.get(c.name)!)
   rate.set(c.name, rps)
   const mbps = rps / RECORDS * (c.bytes / REQUESTS) / 1e6
-  console.log(`${c.name.padEnd(34)} ${(rps / 1e3).toFixed(0).padStart(6)}k records/s ${mbps.toFixed(1).padStart(7)} MB/s`)
+  console.log(`${c.name.padEnd(34)} ${(rps / 1e3).toFixed(0).padStart(6)}k records/s ${(1e6 / rps).toFixed(2).padStart(6)} µs/record ${mbps.toFixed(1).padStart(7)} MB/s`)
 }
 const ratio = (a: string, b: string): string => (rate.get(a)! / rate.get(b)!).toFixed(2) + 'x'
 if (cases.length === allCases.length) console.log(`ours / protobufjs+mapping, into RowWriter: ${ratio('ours → RowWriter', 'protobufjs+mapping → RowWriter')}; ` +
   `rows dropped: ${ratio('ours, rows dropped', 'protobufjs+mapping, rows dropped')}`)
+const rowBytes = (w: RowWriter): number => {
+  decodeOtlpProtobuf(protoRequests[0]!, w, context())
+  return w.finish().data.byteLength / RECORDS
+}
+if (rate.has('ours → RowWriter') && rate.has('ours → previous JSON writer')) {
+  console.log(`Native writer / previous JSON writer, records/s: protobuf ${ratio('ours → RowWriter', 'ours → previous JSON writer')}` +
+    (rate.has('ours JSON → previous JSON writer') ? `, OTLP/JSON ${ratio('ours JSON → RowWriter', 'ours JSON → previous JSON writer')}` : '') +
+    `; bytes per row ${rowBytes(writer()).toFixed(0)} against ${rowBytes(previousWriter()).toFixed(0)}`)
+}

@@ -132,7 +132,7 @@ await lookout.store.command(`CREATE TABLE ${db0}.bench_raw_logs AS ${db0}.logs`)
 const perInsert = Math.max(1, Math.round(100_000 / DEFAULT_SHAPE.records))
 const r0 = performance.now()
 for (let i = 0; i < raw.length; i += perInsert) {
-  await lookout.store.insertJsonRows('bench_raw_logs', Buffer.concat(raw.slice(i, i + perInsert)), `raw-${i}`, ROW_FORMATS.compact)
+  await lookout.store.insertJsonRows('bench_raw_logs', Buffer.concat(raw.slice(i, i + perInsert)), `raw-${i}`, ROW_FORMATS.native)
 }
 const rawSeconds = (performance.now() - r0) / 1000
 await lookout.store.command(`DROP TABLE ${db0}.bench_raw_logs`)

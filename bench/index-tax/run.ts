@@ -1,10 +1,10 @@
 // What does each index of the log table cost to load, merges included? The
-// pipeline's own row bytes (decoder + RowWriter, JSONCompactEachRow) inserted
+// pipeline's own row bytes (decoder + RowWriter, Native blocks) inserted
 // into the product schema, the product schema less one index at a time, and a
 // minimal table; then merges run for a fixed period and the parts are merged
 // to one, so merge-time index building is counted. See README.md.
 import { rmSync } from 'node:fs'
-import { parseStoredRow, ROW_FORMATS } from '../../ingest/index.ts'
+import { readStoredRows, ROW_FORMATS, type StoredRow } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
 import { activeParts, scratchLogStore, storedRows } from '../lib/stored-rows.ts'
@@ -34,7 +34,7 @@ for (let i = 0; i < requests.length; i += perInsert) inserts.push(Buffer.concat(
 // a redelivery of the last 30 messages (batch ids, bounded by their receive
 // times), and legacy batches of 20 and of 1000 new event ids (per resource,
 // whole retention). A bloom filter is only consulted for small IN lists.
-const lastHeads = requests.slice(-30).map((b) => parseStoredRow(b.subarray(0, b.indexOf(10)).toString()))
+const lastHeads = requests.slice(-30).map((b) => readStoredRows(b)[0] as StoredRow)
 const batchIds = lastHeads.map((r) => r.batch_id)
 const lo = lastHeads[0]?.received_at as string
 const hi = lastHeads[lastHeads.length - 1]?.received_at as string
@@ -91,7 +91,7 @@ for (let rep = 0; rep < REPS; rep++) {
     if (v.add !== undefined) await store.command(`ALTER TABLE ${db}.${table} ADD ${v.add.replace('INDEX', 'INDEX IF NOT EXISTS')}`)
     const c0 = cpuNow()
     const t0 = performance.now()
-    for (let i = 0; i < inserts.length; i++) await store.insertJsonRows(table, inserts[i] as Buffer, `${table}-${i}`, ROW_FORMATS.compact)
+    for (let i = 0; i < inserts.length; i++) await store.insertJsonRows(table, inserts[i] as Buffer, `${table}-${i}`, ROW_FORMATS.native)
     const insertS = (performance.now() - t0) / 1000
     const c1 = cpuNow()
     // Background merges for a fixed period, then everything merged to one part

@@ -237,7 +237,7 @@ async function insertBaseline(decoded: readonly Decoded[], store: LogStore, rows
     const t0 = performance.now()
     for (let i = 0; i < inserts.length; i++) {
       const ins = inserts[i] as { body: Buffer; rows: number }
-      await store.insertJsonRows(table, ins.body, `${tag}-${i}`, ROW_FORMATS.compact)
+      await store.insertJsonRows(table, ins.body, `${tag}-${i}`, ROW_FORMATS.native)
     }
     const seconds = (performance.now() - t0) / 1000
     const events = inserts.reduce((s, x) => s + x.rows, 0)
@@ -253,7 +253,7 @@ async function storageBaseline(decoded: readonly Decoded[], store: LogStore): Pr
   try {
     const parts: Uint8Array[] = []
     for (const d of decoded) parts.push(d.data)
-    await store.insertJsonRows(table, Buffer.concat(parts), `storage-${Math.random().toString(36).slice(2)}`, ROW_FORMATS.compact)
+    await store.insertJsonRows(table, Buffer.concat(parts), `storage-${Math.random().toString(36).slice(2)}`, ROW_FORMATS.native)
     // Merged, as the parts of a day end up.
     await store.command(`OPTIMIZE TABLE ${store.database}.${table} FINAL`)
     const r = await store.query<{ rows: string; disk: string; raw: string }>(

@@ -1,5 +1,5 @@
 // The rows the loader inserts, made as the pipeline makes them (the OTLP
-// decoder and RowWriter, JSONCompactEachRow), and a scratch store to insert
+// decoder and RowWriter, Native blocks), and a scratch store to insert
 // them into: the engine benchmarks measure the product's bytes in the
 // product's schema, not rows the engine generates.
 import { mkdtempSync } from 'node:fs'

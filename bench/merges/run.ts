@@ -3,8 +3,11 @@
 // a fixed rate in the loader's batches, one table per variant, alternated; the
 // engine's CPU over the feed and a settling period (inserts and merges), the
 // active parts it leaves, and a rare-term search over them. See README.md.
-import { rmSync } from 'node:fs'
-import { MERGE_SETTINGS, ROW_FORMATS, type QueryParams } from '../../ingest/index.ts'
+import { mkdirSync, rmSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { LOG_COLUMNS, MERGE_SETTINGS, ROW_FORMATS, type QueryParams } from '../../ingest/index.ts'
+import { cpuBetween, cpuSnapshot, type ThreadClassifier } from '../lib/procstat.ts'
 import { filterConditions, parseTextQuery } from '../../query/index.ts'
 import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
@@ -32,7 +35,7 @@ const batches = Array.from({ length: DISTINCT }, (_, b) => Buffer.concat(request
 const rowsPerInsert = perInsert * DEFAULT_SHAPE.records
 const intervalMs = (rowsPerInsert / RATE) * 1000
 
-interface Variant { name: string; settings: string; columns?: string }
+interface Variant { name: string; settings: string; columns?: string; insertSettings?: string }
 // Each variant sets both settings: a table made AS the product's copies its settings (migration 5's).
 const HEURISTIC = 'merge_selector_enable_heuristic_to_lower_max_parts_to_merge_at_once'
 const PRODUCT = `${MERGE_SETTINGS}, ${HEURISTIC} = 1`
@@ -48,6 +51,13 @@ const VARIANT_SETS: Record<string, Variant[]> = {
     { name: 'lower-width heuristic off', settings: `merge_selector_base = 5, ${HEURISTIC} = 0` },
     { name: 'both', settings: `merge_selector_base = 10, ${HEURISTIC} = 0` },
   ],
+  // Where the skip indexes are built (issue 35): at insert (the product), by the merges only
+  // (materialize_skip_indexes_on_insert = 0), or the text indexes by the merges and the cheap ones at insert.
+  index: [
+    { name: 'product (every skip index built at insert)', settings: PRODUCT },
+    { name: 'materialize_skip_indexes_on_insert = 0', settings: PRODUCT, insertSettings: 'materialize_skip_indexes_on_insert = 0' },
+    { name: 'text indexes by merges, minmax + bloom at insert', settings: PRODUCT, insertSettings: "exclude_materialize_skip_indexes_on_insert = 'idx_message, idx_attr_values'" },
+  ],
   codec: [
     { name: 'product (ZSTD(1) on text, Delta + ZSTD(1) on times)', settings: PRODUCT },
     { name: 'LZ4 on the text columns', settings: PRODUCT, columns: codec(TEXT_COLUMNS, 'LZ4') },
@@ -57,13 +67,51 @@ const VARIANT_SETS: Record<string, Variant[]> = {
 const variants = VARIANT_SETS[process.env.BENCH_VARIANTS ?? 'selector']
 if (variants === undefined) throw new Error(`BENCH_VARIANTS must be one of ${Object.keys(VARIANT_SETS).join(', ')}`)
 
-interface Sample { cpuPerM: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number }
+interface Sample {
+  cpuPerM: number; mergeCpuPerM: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number
+  /** Searches during the feed: the newest minute, and the whole table; rare term and trace id. */
+  during: Record<string, number[]>
+}
 const samples = new Map<string, Sample[]>()
 const cpuNow = (): number => {
   const c = process.cpuUsage()
   return (c.user + c.system) / 1e6
 }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+// The engine's merges run on its MergeMutate threads; everything else here is the inserts (and the few searches).
+const MERGES = 'merges'
+const byThread: ThreadClassifier = (t) => (t.name.startsWith('MergeMutate') ? MERGES : 'insert')
+const spool = join(dir, 'bench-spool')
+mkdirSync(spool, { recursive: true })
+
+/** An insert with settings of its own, the store's way (the rows in a file, INSERT ... SELECT FROM file()). */
+async function insertWith(table: string, body: Buffer, token: string, settings: string): Promise<void> {
+  const path = join(spool, `${token}.native`)
+  await writeFile(path, body)
+  try {
+    await store.command(`INSERT INTO ${db}.${table} (${LOG_COLUMNS.map((c) => c.name).join(', ')}) SELECT * FROM file('${path}', Native) ` +
+      `SETTINGS insert_deduplication_token = '${token}', ${settings}`)
+  } finally {
+    rmSync(path, { force: true })
+  }
+}
+
+const SHAPES = ['rare, newest minute', 'rare, all', 'trace, newest minute', 'trace, all'] as const
+/** One search of each shape while the feed runs (the freshest parts may have no index yet). */
+async function searchDuring(table: string, into: Record<string, number[]>): Promise<void> {
+  for (const shape of SHAPES) {
+    const params: QueryParams = {}
+    const startNs = shape.endsWith('newest minute') ? BigInt(Date.now() - 60_000) * 1_000_000n : null
+    const trace = shape.startsWith('trace') ? crypto.randomUUID().replaceAll('-', '') : null
+    const where = filterConditions({
+      workspaceId: ws, resourceIds: [rid], startNs, endNs: null, minSeverity: null, traceId: trace,
+      text: trace === null ? parseTextQuery(`zq${Date.now()}x`) : null,
+    }, params)
+    const t = performance.now()
+    await store.query(`SELECT timestamp, message FROM ${db}.${table} WHERE ${where.join(' AND ')} ORDER BY timestamp DESC LIMIT 100 SETTINGS use_query_condition_cache = 0`, params)
+    ;(into[shape] ??= []).push(performance.now() - t)
+  }
+}
 
 /** A rare-term search of one resource, with the route's own conditions (query/sql.ts), for a word no row holds. */
 async function searchMs(table: string): Promise<number[]> {
@@ -88,6 +136,8 @@ for (let rep = 0; rep < REPS; rep++) {
     await store.command(`ALTER TABLE ${db}.${table} MODIFY SETTING ${v.settings}`)
     if (v.columns !== undefined) await store.command(`ALTER TABLE ${db}.${table} ${v.columns}`)
     const c0 = cpuNow()
+    const threads0 = cpuSnapshot(process.pid, byThread)
+    const during: Record<string, number[]> = {}
     const t0 = performance.now()
     let inserted = 0
     let late = 0
@@ -97,16 +147,20 @@ for (let rep = 0; rep < REPS; rep++) {
       const wait = t0 + i * intervalMs - performance.now()
       if (wait > 0) await sleep(wait)
       else if (i > 0) late++
-      await store.insertJsonRows(table, batches[i % DISTINCT] as Buffer, `${table}-${i}`, ROW_FORMATS.compact)
+      const body = batches[i % DISTINCT] as Buffer
+      if (v.insertSettings === undefined) await store.insertJsonRows(table, body, `${table}-${i}`, ROW_FORMATS.native)
+      else await insertWith(table, body, `${table}-${i}`, v.insertSettings)
       inserted += rowsPerInsert
       if (i % 8 === 0) partsMax = Math.max(partsMax, await activeParts(store, table))
+      if (i % 8 === 4) await searchDuring(table, during)
     }
     await sleep(SETTLE_S * 1000)
     const cpu = cpuNow() - c0
+    const split = cpuBetween(threads0, cpuSnapshot(process.pid, byThread))
     const { parts: partsEnd, bytes: diskBytes } = await activePartsSize(store, table)
     const ms = await searchMs(table)
     samples.set(v.name, [...(samples.get(v.name) ?? []), {
-      cpuPerM: cpu / (inserted / 1e6), mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      cpuPerM: cpu / (inserted / 1e6), mergeCpuPerM: (split[MERGES] ?? 0) / (inserted / 1e6), during, mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
       searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
     }])
     await store.command(`DROP TABLE ${db}.${table} SYNC`)
@@ -117,10 +171,22 @@ const all = (xs: number[], d = 1): string => xs.map((x) => x.toFixed(d)).join(' 
 console.log(`${RATE} rows/s in inserts of ${rowsPerInsert} for ${FEED_S} s, then ${SETTLE_S} s of merges; ${REPS} alternating repetitions`)
 console.log('engine CPU-s per million rows over feed + settle (inserts and merges); active parts (most seen, at the end); a rare-term search over them (ms)')
 console.log('MiB/M: active parts on disk at the end, per million rows inserted')
-console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'MiB/M'.padStart(14)} ${'late'.padStart(7)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
+console.log('merge CPU-s/M: the part of it on the engine\'s MergeMutate threads (the rest is the inserts, and the few searches)')
+console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'merge CPU-s/M'.padStart(14)} ${'MiB/M'.padStart(14)} ${'late'.padStart(7)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
 for (const v of variants) {
   const s = samples.get(v.name) as Sample[]
-  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
+  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
+}
+if (variants.some((v) => v.insertSettings !== undefined)) {
+  console.log('searches while the feed runs (ms, p50 / p95 over every repetition): rare term and trace id, newest minute and the whole table')
+  for (const v of variants) {
+    const s = samples.get(v.name) as Sample[]
+    const shapes = SHAPES.map((shape) => {
+      const ms = s.flatMap((x) => x.during[shape] ?? [])
+      return `${shape} ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 95).toFixed(1)}`
+    })
+    console.log(`${v.name.padEnd(52)} ${shapes.join('; ')}`)
+  }
 }
 await store.close()
 rmSync(dir, { recursive: true, force: true })

@@ -6,7 +6,7 @@
 // bound; a reconnect whose Last-Event-ID is still in the ring resumes exactly.
 import { randomBytes } from 'node:crypto'
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
-import { parseStoredRow, storedRowHead } from '../../ingest/index.ts'
+import { readStoredRows, storedRowHead } from '../../ingest/index.ts'
 import { positiveNumber } from '../../core/index.ts'
 import { eventRowOf, toEvent, type LogEvent } from '../event.ts'
 
@@ -64,7 +64,6 @@ export class TailHub {
   #wake: { promise: Promise<void>; resolve: () => void } = deferred()
   #closed = false
   readonly #closers = new Set<() => void>()
-  readonly #decoder = new TextDecoder()
 
   constructor(o: TailHubOptions) {
     this.#connection = o.connection
@@ -141,16 +140,7 @@ export class TailHub {
   events(e: TailEntry): LogEvent[] {
     if (e.events !== null) return e.events
     const out: LogEvent[] = []
-    const text = this.#decoder.decode(e.data)
-    let start = 0
-    while (start < text.length) {
-      let end = text.indexOf('\n', start)
-      if (end === -1) end = text.length
-      if (end > start) {
-        out.push(toEvent(eventRowOf(parseStoredRow(text.slice(start, end)))))
-      }
-      start = end + 1
-    }
+    for (const row of readStoredRows(e.data)) out.push(toEvent(eventRowOf(row)))
     e.events = out
     // Parsed objects cost memory too: count them against the budget.
     this.#bytes += e.data.byteLength
@@ -207,21 +197,11 @@ export class TailHub {
     const msgId = msg.headers?.get('Nats-Msg-Id') ?? ''
     // A sender's retry is a JetStream duplicate, but core subscribers see it again.
     if (msgId !== '' && this.#byMsgId.has(msgId)) return
-    const head = storedRowHead(this.#decoder.decode(data.subarray(0, 160)))
-    let ws: string, rid: string, rcv: string
-    if (head !== null) {
-      ws = head.workspaceId
-      rid = head.resourceId
-      rcv = head.receivedNs
-    } else {
-      const nl = data.indexOf(10)
-      const r = parseStoredRow(this.#decoder.decode(nl === -1 ? data : data.subarray(0, nl)))
-      ws = r.workspace_id
-      rid = r.resource_id
-      rcv = r.received_at
-    }
+    // A message that cannot be read is not shown (the loader dead-letters it).
+    const head = storedRowHead(data)
+    if (head === null) return
     const seq = ++this.#seq
-    this.#ring.push({ seq, arrivedMs: Date.now(), workspaceId: ws, resourceId: rid, receivedNs: rcv, msgId, data, events: null })
+    this.#ring.push({ seq, arrivedMs: Date.now(), workspaceId: head.workspaceId, resourceId: head.resourceId, receivedNs: head.receivedNs, msgId, data, events: null })
     this.#bytes += data.byteLength
     if (msgId !== '') this.#byMsgId.set(msgId, seq)
     this.#evict()

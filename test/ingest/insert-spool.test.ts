@@ -1,8 +1,8 @@
 // The embedded store hands rows to the engine through a file in its data
 // directory (ingest/insert-spool.ts): every row arrives, the deduplication token
 // still holds, a bad body is still a data error, no file outlives its insert or
-// a crash, and a data directory the engine would read as a pattern falls back
-// to the in-memory insert. On a real embedded engine.
+// a crash, and a data directory the engine would read as a pattern puts its
+// spool in the temporary folder. On a real embedded engine.
 import t, { type Test } from 'tap'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,7 +18,7 @@ const RID = '22222222-2222-4222-8222-222222222222'
 const NOW_NS = BigInt(Date.now()) * 1_000_000n
 const ROWS = 2000
 
-function compactRows(batch: string, count: number): Uint8Array {
+function nativeRows(batch: string, count: number): Uint8Array {
   const w = new RowWriter(WS, RID, batch, NOW_NS.toString(), 4 << 20)
   const f = newRowFields()
   for (let i = 0; i < count; i++) {
@@ -56,14 +56,14 @@ t.test('rows go through the spool whole, once per token, and leave nothing behin
   const store = await opened(t, dir)
   t.same(readdirSync(spool), [], 'an earlier process\'s file is gone once the engine starts')
 
-  const body = compactRows('0123456789abcdef01234567', ROWS)
-  await store.insertJsonRows('logs', body, 'spool-a', ROW_FORMATS.compact)
+  const body = nativeRows('0123456789abcdef01234567', ROWS)
+  await store.insertJsonRows('logs', body, 'spool-a', ROW_FORMATS.native)
   t.equal(await count(store), ROWS, 'every row arrives')
   const one = await store.query<{ message: string; n: string }>(`SELECT message, attributes['n'] AS n FROM ${store.database}.logs WHERE attributes['n'] = '1234'`)
   t.same(one.rows, [{ message: 'row 1234 "quoted"\nsecond line ✓', n: '1234' }], 'with its values as written')
   t.same(readdirSync(spool), [], 'the file is removed after its insert')
 
-  await store.insertJsonRows('logs', body, 'spool-a', ROW_FORMATS.compact)
+  await store.insertJsonRows('logs', body, 'spool-a', ROW_FORMATS.native)
   t.equal(await count(store), ROWS, 'the same token again adds nothing')
 
   const objects = objectRowLine({ workspaceId: WS, resourceId: RID, receivedNs: NOW_NS, timestampNs: NOW_NS, batchId: 'objects-batch', eventId: 'objects-1', message: 'objects layout' })
@@ -74,16 +74,23 @@ t.test('rows go through the spool whole, once per token, and leave nothing behin
   t.ok(err instanceof Error, 'a bad body is refused')
   t.ok(isDataError(err), 'as a data error (the loader dead-letters it rather than retrying)')
   t.same(readdirSync(spool), [], 'and its file is removed too')
+  const cut = await store.insertJsonRows('logs', body.subarray(0, body.byteLength - 5), 'spool-d', ROW_FORMATS.native).then(() => null, (e: unknown) => e)
+  t.ok(isDataError(cut), 'a Native block that ends early is a data error too')
   t.equal(await count(store), ROWS + 1, 'nothing of it is stored')
 })
 
-t.test('a data directory with a pattern character in its path inserts in memory', async (t) => {
+t.test('a data directory with a pattern character in its path spools in the temporary folder', async (t) => {
   const parent = mkdtempSync(join(tmpdir(), 'lookout-spool-'))
   t.teardown(() => rmSync(parent, { recursive: true, force: true }))
   const dir = join(parent, 'logs{1}')
   t.equal(InsertSpool.open(join(dir, 'insert-spool')), null, 'no spool where the engine would read the path as a pattern')
+  const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith('lookout-insert-spool-'))
+  const before = new Set(spools())
   const store = await opened(t, dir)
-  await store.insertJsonRows('logs', compactRows('76543210fedcba9876543210', 10), 'pattern-a', ROW_FORMATS.compact)
+  await store.insertJsonRows('logs', nativeRows('76543210fedcba9876543210', 10), 'pattern-a', ROW_FORMATS.native)
   t.equal(await count(store), 10, 'the rows arrive')
-  t.notOk(existsSync(join(dir, 'insert-spool')), 'without a spool folder')
+  t.notOk(existsSync(join(dir, 'insert-spool')), 'without a spool folder in the data directory')
+  t.equal(spools().filter((n) => !before.has(n)).length, 1, 'a spool folder of its own in the temporary folder')
+  await store.close()
+  t.same(spools().filter((n) => !before.has(n)), [], 'removed at close')
 })

@@ -1,7 +1,7 @@
 // writeJsonString must write exactly the UTF-8 bytes of JSON.stringify: the
 // stored rows are parsed by ClickHouse and by parseStoredRow alike.
 import t from 'tap'
-import { JSON_BYTES_PER_UNIT, writeAscii, writeHex8, writeJsonString } from '../../ingest/json-bytes.ts'
+import { JSON_BYTES_PER_UNIT, writeAscii, writeHex8, writeJsonString } from './fixtures/json-bytes.ts'
 
 function encoded(s: string): Buffer {
   const buf = Buffer.alloc(JSON_BYTES_PER_UNIT * s.length + 2)

@@ -8,8 +8,7 @@ import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import { MalformedPayloadError } from '../../ingest/errors.ts'
-import { RowWriter, encodeStringMap, newRowFields, parseStoredRow, rowFormatOf, storedRowIds } from '../../ingest/rows.ts'
-import { ROW_COLUMNS } from '../../ingest/row-model.ts'
+import { RowWriter, encodeStringMap, newRowFields, readStoredRows } from '../../ingest/rows.ts'
 import { severityNameOf, severityNumberFromText } from '../../ingest/severity.ts'
 import type { DecodeContext, OtlpDecodeResult } from '../../ingest/decode/context.ts'
 import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'
@@ -37,7 +36,7 @@ function context(over: Partial<DecodeContext> = {}): DecodeContext {
 }
 
 function newWriter(): RowWriter {
-  return new RowWriter('ws1', 'res1', BASE_ID, RECEIVED, 1 << 20)
+  return new RowWriter('11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', BASE_ID, RECEIVED, 1 << 20)
 }
 
 type Row = Record<string, unknown>
@@ -46,12 +45,7 @@ type Row = Record<string, unknown>
 function rowsOf(writer: RowWriter): Row[] {
   const rows: Row[] = []
   const { data, spans } = writer.finish()
-  for (const s of spans) {
-    const text = Buffer.from(data.buffer, data.byteOffset + s.offset, s.length).toString()
-    for (const line of text.split('\n')) {
-      if (line !== '') rows.push(parseStoredRow(line) as unknown as Row)
-    }
-  }
+  for (const s of spans) rows.push(...readStoredRows(data.subarray(s.offset, s.offset + s.length)) as unknown as Row[])
   return rows
 }
 

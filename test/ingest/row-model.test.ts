@@ -6,7 +6,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LOG_COLUMNS, ROW_COLUMNS, ROW_FORMATS, migrateLogStore, openLogStore, parseStoredRow, storedRowHead, storedRowIds, type LogStore, type StoredRow } from '../../ingest/index.ts'
+import { LOG_COLUMNS, ROW_COLUMNS, ROW_FORMATS, migrateLogStore, openLogStore, readStoredRows, storedRowHead, type LogStore, type StoredRow } from '../../ingest/index.ts'
 import { RowWriter, newRowFields } from '../../ingest/rows.ts'
 import { LogSearch, type LogFilter } from '../../query/index.ts'
 import { eventRowOf, toEvent, type EventRow, type LogEvent } from '../../query/event.ts'
@@ -123,15 +123,13 @@ t.test('a row written by the writer, inserted and read back by search and by the
     })
   }
   const { data } = w.finish()
-  const lines = Buffer.from(data).toString().split('\n').filter((l) => l !== '')
-  const stored = lines.map((l) => parseStoredRow(l))
+  const stored = readStoredRows(data)
   t.same(stored, expected, 'the reader reads what the writer wrote')
   t.same(Object.keys(stored[0] as StoredRow), OLD_PAYLOAD, 'in payload order')
-  t.same(storedRowHead(lines[0] as string), { workspaceId: WS, resourceId: RID, receivedNs: RECEIVED })
-  t.same(storedRowIds(lines[1] as string), { resourceId: RID, eventId: `${BASE_ID}00000001` })
+  t.same(storedRowHead(data), { workspaceId: WS, resourceId: RID, receivedNs: RECEIVED })
 
-  // Through the insert path the loader uses (positional rows with the model's column list).
-  await store.insertJsonRows('logs', data, 'row-model-test', ROW_FORMATS.compact)
+  // Through the insert path the loader uses (Native blocks, columns in table order).
+  await store.insertJsonRows('logs', data, 'row-model-test', ROW_FORMATS.native)
   const select = LOG_COLUMNS.map((c) => (c.kind === 'ns' ? `toString(toUnixTimestamp64Nano(${c.name})) AS ${c.name}_text` : c.name)).join(', ')
   const back = (await store.query<Record<string, unknown>>(`SELECT ${select} FROM ${db}.logs WHERE resource_id = {rid:UUID} ORDER BY timestamp`, { rid: RID })).rows
   const asStored = back.map((r) => Object.fromEntries(OLD_PAYLOAD.map((name) => [name, r[name] ?? r[`${name}_text`]])))
@@ -155,7 +153,7 @@ t.test('a row written by the writer, inserted and read back by search and by the
   t.same(page.events.map((e) => Object.keys(e)), events.map((e) => Object.keys(e)))
 
   const tail = stored.map((r) => toEvent(eventRowOf(r)))
-  t.same(tail, events, 'the tail reads the stored lines as search reads the table')
+  t.same(tail, events, 'the tail reads the stored rows as search reads the table')
   t.equal(JSON.stringify(tail), JSON.stringify(events), 'byte for byte')
   const q = receivedQuery(db, filter, BigInt(RECEIVED), BigInt(RECEIVED) + 1n, null, 10)
   const caughtUp = (await store.query<EventRow>(q.sql, q.params)).rows.map(toEvent)

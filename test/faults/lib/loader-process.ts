@@ -6,7 +6,7 @@
 // first day's partition, as when a crash falls between the parts of a
 // multi-partition insert) and before any acknowledgement left.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Broker, Loader, parseStoredRow, type LogStore, type LoaderOptions, type QueryParams, type QueryResult, type RowBody, type RowFormat, rowBodyWhole } from '../../../ingest/index.ts'
+import { Broker, Loader, encodeRows, readStoredRows, rowFormatOf, type LogStore, type LoaderOptions, type QueryParams, type QueryResult, type RowBody, type RowFormat, rowBodyWhole } from '../../../ingest/index.ts'
 import type { TestLookout } from '../../helpers/lookout.ts'
 
 export type DeathMode = 'after-insert' | 'mid-insert'
@@ -66,11 +66,11 @@ class TrappedStore implements LogStore {
       return
     }
     this.#trap = null
-    const part = trap.mode === 'after-insert' ? body : firstDay(body)
-    await this.#inner.insertJsonRows(table, part, dedupToken, format)
+    const part = trap.mode === 'after-insert' ? { body, rows: record.rows } : firstDay(body)
+    await this.#inner.insertJsonRows(table, part.body, dedupToken, trap.mode === 'after-insert' ? format : rowFormatOf(part.body))
     // Dies here: the loader is aborted before its acknowledgements (the retry
     // wrapper sees the abort as soon as this resolves and the batch is abandoned).
-    trap.die(countLines(part))
+    trap.die(part.rows)
   }
 
   ping(): Promise<boolean> {
@@ -83,23 +83,18 @@ class TrappedStore implements LogStore {
 }
 
 function describe(body: Uint8Array, token: string): InsertRecord {
-  const lines = Buffer.from(body).toString('utf8').split('\n').filter((l) => l !== '')
-  const ids = new Set(lines.map((l) => parseStoredRow(l).batch_id))
-  return { at: Date.now(), token, rows: lines.length, batchIds: [...ids], done: false }
+  const rows = readStoredRows(body)
+  const ids = new Set(rows.map((r) => r.batch_id))
+  return { at: Date.now(), token, rows: rows.length, batchIds: [...ids], done: false }
 }
 
-/** The rows of the earliest day (partition) in a body of stored rows. */
-function firstDay(body: Uint8Array): Uint8Array {
-  const lines = Buffer.from(body).toString('utf8').split('\n').filter((l) => l !== '')
-  const day = (l: string) => Number(BigInt(parseStoredRow(l).timestamp) / 86_400_000_000_000n)
-  const first = Math.min(...lines.map(day))
-  return Buffer.from(lines.filter((l) => day(l) === first).map((l) => l + '\n').join(''))
-}
-
-function countLines(b: Uint8Array): number {
-  let n = 0
-  for (const c of b) if (c === 10) n++
-  return n
+/** The rows of the earliest day (partition) in a body of stored rows, as one Native block. */
+function firstDay(body: Uint8Array): { body: Uint8Array; rows: number } {
+  const rows = readStoredRows(body)
+  const day = (ns: string) => Number(BigInt(ns) / 86_400_000_000_000n)
+  const first = Math.min(...rows.map((r) => day(r.timestamp)))
+  const kept = rows.filter((r) => day(r.timestamp) === first)
+  return { body: encodeRows(kept), rows: kept.length }
 }
 
 export interface LoaderProcessOptions {
