@@ -11,6 +11,7 @@ import { WEBHOOK_MIGRATIONS } from '../alerting/index.ts'
 import { DESKTOP_MIGRATIONS } from '../desktop/index.ts'
 import { CONSOLE_MIGRATIONS } from '../console/index.ts'
 import { PORTAL_MIGRATIONS } from '../desktop/index.ts'
+import { QUERY_MIGRATIONS } from '../query/index.ts'
 
 
 export const API_MIGRATIONS: MigrationSet = {
@@ -99,4 +100,5 @@ export const PG_MIGRATIONS: readonly MigrationSet[] = [
   DESKTOP_MIGRATIONS,
   CONSOLE_MIGRATIONS,
   PORTAL_MIGRATIONS,
+  QUERY_MIGRATIONS,
 ]
