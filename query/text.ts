@@ -25,7 +25,9 @@ export interface TextQuery {
 }
 
 /** A `q` the language does not support (field:value, wildcards, regexes, stray operators): the message says why, in words. */
-export class TextSyntaxError extends Error {}
+export class TextSyntaxError extends Error {
+  override name = 'TextSyntaxError'
+}
 
 /** What the language supports, for every refusal's message. */
 export const TEXT_SYNTAX_HELP = 'supported: words (all must match), "a phrase", -word to exclude, a OR b'
