@@ -4,7 +4,7 @@
 import { SEARCHED_COLUMNS, type QueryParams } from '../ingest/index.ts'
 import { searchKey } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
-import type { SearchTerm } from './text.ts'
+import { indexTokens, type SearchTerm } from './text.ts'
 import type { AttrMatch } from './attrs.ts'
 
 /** One slice of the time line, newest first. */
@@ -34,9 +34,11 @@ const ATTR_VALUES = 'arrayMap(v -> lower(v), mapValues(attributes))'
 
 const ns = (name: string) => `fromUnixTimestamp64Nano({${name}:Int64})`
 
-/** Whether a skip index can pick the filter's granules: a text term with a word in it, or a trace id. */
+/** Whether a skip index can pick the filter's granules: a text term or a log attribute value with a word in it, or a trace id. */
 export function indexBacked(f: LogFilter): boolean {
   if (f.traceId !== null) return true
+  // A log attribute's value with a word in it is looked up in the attribute-value index.
+  if (f.attrs?.some((a) => a.scope === 'attr' && !a.negate && indexTokens(a.value).length > 0) === true) return true
   if (f.text === null) return false
   // An OR group narrows granules only when every side of it has a word to look up.
   return f.text.terms.some((t) => t.tokens.length > 0) || f.text.anyOf.some((g) => g.every((t) => t.tokens.length > 0))
@@ -106,13 +108,25 @@ function termCondition(term: SearchTerm, i: number, params: QueryParams): string
     ` OR (hasAllTokens(${ATTR_VALUES}, ${t}) AND arrayExists(v -> hasAllTokens(lower(v), ${t}) AND positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes))))`
 }
 
-/** One attribute filter: the key's value equals the text (a missing key reads as ''), or, negated, differs. */
+/**
+ * One attribute filter: the key's value equals the text (a missing key reads
+ * as ''), or, negated, differs. A log attribute's value is led by a lookup of
+ * its words in the attribute-value text index (a line holding the value holds
+ * its words), so a rare value reads a few granules instead of the range; a
+ * resource attribute's equality is picked by the bloom filter on its values
+ * (migration 6). Measured in bench/search (query/README.md).
+ */
 function attrCondition(a: AttrMatch, i: number, params: QueryParams): string {
   params[`ak${i}`] = a.key
   params[`av${i}`] = a.value
   const column = a.scope === 'attr' ? 'attributes' : 'resource_attributes'
-  return `${column}[{ak${i}:String}] ${a.negate ? '!=' : '='} {av${i}:String}`
+  const exact = `${column}[{ak${i}:String}] ${a.negate ? '!=' : '='} {av${i}:String}`
+  const words = a.scope === 'attr' && !a.negate ? indexTokens(a.value) : []
+  if (words.length === 0) return exact
+  params[`at${i}`] = words
+  return `(hasAllTokens(${ATTR_VALUES}, {at${i}:Array(String)}) AND ${exact})`
 }
+
 
 /** A place in the order the tail catches up in: receive time, then event id, then resource id, ascending. */
 export interface ReceivedPosition {

@@ -47,8 +47,13 @@ export function tokensOf(s: string): string[] {
   return out
 }
 
+/** The words of a text the index can look up: its ASCII words, lower-cased, once each. */
+export function indexTokens(text: string): string[] {
+  return [...new Set(tokensOf(text).filter((w) => ASCII_WORD_RE.test(w)))]
+}
+
 function termOf(text: string): SearchTerm {
-  return { text, tokens: [...new Set(tokensOf(text).filter((w) => ASCII_WORD_RE.test(w)))] }
+  return { text, tokens: indexTokens(text) }
 }
 
 interface Piece {

@@ -5,6 +5,7 @@
 // and facets against a GROUP BY of the same rows.
 import t from 'tap'
 import { SCOPES } from '../../workspace/index.ts'
+import { filterConditions } from '../../query/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()
@@ -232,4 +233,19 @@ t.test('facets: top values against a GROUP BY of the same rows', async (t) => {
   t.equal((await lk.req('GET', `${one(ra)}/facets`)).status, 422, 'field is required')
   t.equal((await lk.req('GET', `${one(ra)}/facets?field=severity&limit=101`)).status, 422, 'limit past 100')
   t.equal((await lk.req('GET', `${one(ra)}/facets?field=severity&limit=100&${range}`)).status, 200, 'limit 100')
+})
+
+t.test('attribute filters are picked by indexes: resource values (bloom filter), log attribute words (text index)', async (t) => {
+  const store = lk.lookout.store
+  const explain = async (where: string, params: Record<string, unknown>) =>
+    (await store.query<{ explain: string }>(`EXPLAIN indexes = 1 SELECT event_id FROM ${store.database}.logs WHERE ${where}`, params)).rows.map((r) => r.explain).join('\n')
+  const base = { workspaceId: ws, resourceIds: null, startNs: null, endNs: null, minSeverity: null, text: null, traceId: null }
+  for (const [attrs, index] of [
+    [[{ scope: 'resource', key: 'service.name', value: 'checkout', negate: false }], 'idx_resource_values'],
+    [[{ scope: 'attr', key: 'http.route', value: '/api/pay', negate: false }], 'idx_attr_values'],
+  ] as const) {
+    const params: Record<string, unknown> = {}
+    const plan = await explain(filterConditions({ ...base, attrs }, params).join(' AND '), params)
+    t.match(plan, new RegExp(`Name: ${index}`), `${attrs[0].scope}.${attrs[0].key}: ${index}`)
+  }
 })
