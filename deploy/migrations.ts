@@ -7,6 +7,7 @@ import { IDENTITY_MIGRATIONS, PROJECT_MIGRATIONS, SERVICES_MIGRATIONS, SSH_MIGRA
 import { ALERT_MIGRATIONS, NOTIFICATION_MIGRATIONS, WEBHOOK_MIGRATIONS } from '../alerting/index.ts'
 import { DESKTOP_MIGRATIONS, PORTAL_MIGRATIONS } from '../desktop/index.ts'
 import { CONSOLE_MIGRATIONS } from '../console/index.ts'
+import { QUERY_MIGRATIONS } from '../query/index.ts'
 
 export const PG_MIGRATIONS: readonly MigrationSet[] = [
   SERVER_SECRET_MIGRATIONS,
@@ -21,4 +22,5 @@ export const PG_MIGRATIONS: readonly MigrationSet[] = [
   DESKTOP_MIGRATIONS,
   CONSOLE_MIGRATIONS,
   PORTAL_MIGRATIONS,
+  QUERY_MIGRATIONS,
 ]

@@ -7,7 +7,7 @@
 import { NativeSink, stringEnd, uuidBytes } from './native-bytes.ts'
 import { releaseColumns, takeColumns, type Columns, type Ints } from './row-columns.ts'
 import { BlockDictionary, writeBlockStart, writeColumnHead, writeLowCardinality, writeLowCardinalityPrefix } from './native-rows.ts'
-import type { RowFields } from './rows.ts'
+import type { RowFields } from './row-fields.ts'
 
 /** Where one chunk (one broker message) sits in a writer's buffer. */
 export interface ChunkSpan {

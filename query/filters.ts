@@ -1,8 +1,10 @@
 // What a log query asks for, once parsed: the scope (workspace and resources),
-// the time range, the severity floor, the text query and the trace id.
+// the time range, the severity floor, the text query, the trace id and the
+// attribute filters.
 import { createHash } from 'node:crypto'
 import { SEVERITY_RANGES, type SeverityName } from '../ingest/index.ts'
 import type { TextQuery } from './text.ts'
+import type { AttrMatch } from './attrs.ts'
 
 export interface LogFilter {
   workspaceId: string
@@ -17,6 +19,8 @@ export interface LogFilter {
   text: TextQuery | null
   /** 32 lowercase hex digits. */
   traceId: string | null
+  /** attr./resource. filters, all ANDed; absent: none. */
+  attrs?: readonly AttrMatch[]
 }
 
 /** A row's place in the order: newest timestamp first, then event id, then resource id (all descending). */
@@ -51,8 +55,9 @@ export function filterDigest(f: LogFilter): string {
     f.startNs?.toString() ?? null,
     f.endNs?.toString() ?? null,
     f.minSeverity,
-    f.text?.terms.map((t) => t.text.toLowerCase()) ?? null,
+    f.text === null ? null : [f.text.terms, f.text.anyOf, f.text.not].map((ts) => JSON.stringify(ts).toLowerCase()),
     f.traceId,
+    (f.attrs ?? []).map((a) => [a.scope, a.key, a.value, a.negate]),
   ])
   return createHash('sha256').update(canon).digest().subarray(0, 9).toString('base64url')
 }

@@ -34,8 +34,8 @@ export function bucketSeconds(rangeMs: number, maxBuckets: number): number {
   return 86_400 * Math.ceil(rangeMs / (86_400_000 * maxBuckets))
 }
 
-// OTLP severity numbers to the six level names (0: unset).
-const LEVEL_SQL = `multiIf(severity_number >= 21, 6, severity_number >= 17, 5, severity_number >= 13, 4,
+// OTLP severity numbers to the six level names (0: unset), as an index into HISTOGRAM_LEVELS.
+export const LEVEL_SQL = `multiIf(severity_number >= 21, 6, severity_number >= 17, 5, severity_number >= 13, 4,
   severity_number >= 9, 3, severity_number >= 5, 2, severity_number >= 1, 1, 0)`
 
 /** Counts of the filter's rows per bucket and level over [startMs, endMs); every bucket is listed, empty ones with zeros. */

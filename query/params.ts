@@ -2,7 +2,8 @@
 // and lengths; what is left is what a schema cannot say.
 import { parseIsoTime } from '../ingest/index.ts'
 import { severityFloor, type LogFilter } from './filters.ts'
-import { parseTextQuery } from './text.ts'
+import { parseTextQuery, TextSyntaxError, type TextQuery } from './text.ts'
+import { parseAttrFilters } from './attrs.ts'
 
 export interface FilterInput {
   workspaceId: string
@@ -12,6 +13,8 @@ export interface FilterInput {
   severity?: string
   text?: string
   traceId?: string
+  /** The route's whole query object: its attr./resource. parameters are the attribute filters. */
+  query?: Readonly<Record<string, unknown>>
 }
 
 /** The parameter names a route uses for each input. */
@@ -23,16 +26,13 @@ export interface ParamNames {
   traceId: string
 }
 
-export interface ParamProblem {
-  param: string
-  msg: string
-  type: string
-  input: unknown
-}
+import type { ParamProblem } from './problems.ts'
+export type { ParamProblem }
 
 export type FilterOutcome = { ok: true; filter: LogFilter } | { ok: false; problems: ParamProblem[] }
 
-const TRACE_RE = /^[0-9a-f]{32}$/
+// Trace ids in any case: ingest stores them lower-cased.
+const TRACE_RE = /^[0-9a-fA-F]{32}$/
 
 export function parseFilter(input: FilterInput, names: ParamNames): FilterOutcome {
   const problems: ParamProblem[] = []
@@ -56,9 +56,20 @@ export function parseFilter(input: FilterInput, names: ParamNames): FilterOutcom
   }
   let traceId: string | null = null
   if (input.traceId !== undefined) {
-    if (TRACE_RE.test(input.traceId)) traceId = input.traceId
-    else problems.push({ param: names.traceId, msg: 'String should match pattern \'^[0-9a-f]{32}$\'', type: 'string_pattern_mismatch', input: input.traceId })
+    if (TRACE_RE.test(input.traceId)) traceId = input.traceId.toLowerCase()
+    else problems.push({ param: names.traceId, msg: 'A trace id is 32 hexadecimal digits', type: 'string_pattern_mismatch', input: input.traceId })
   }
+  let text: TextQuery | null = null
+  if (input.text !== undefined) {
+    try {
+      text = parseTextQuery(input.text)
+    } catch (err) {
+      if (!(err instanceof TextSyntaxError)) throw err
+      problems.push({ param: names.text, msg: err.message, type: 'value_error', input: input.text })
+    }
+  }
+  const attrs = input.query === undefined ? null : parseAttrFilters(input.query)
+  if (attrs !== null) problems.push(...attrs.problems)
   if (problems.length > 0) return { ok: false, problems }
   return {
     ok: true,
@@ -68,8 +79,9 @@ export function parseFilter(input: FilterInput, names: ParamNames): FilterOutcom
       startNs,
       endNs,
       minSeverity,
-      text: input.text === undefined ? null : parseTextQuery(input.text),
+      text,
       traceId,
+      attrs: attrs?.matches ?? [],
     },
   }
 }

@@ -4,6 +4,8 @@
 import { SEARCHED_COLUMNS, type QueryParams } from '../ingest/index.ts'
 import { searchKey } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
+import { indexTokens, type SearchTerm } from './text.ts'
+import type { AttrMatch } from './attrs.ts'
 
 /** One slice of the time line, newest first. */
 export interface Window {
@@ -32,9 +34,14 @@ const ATTR_VALUES = 'arrayMap(v -> lower(v), mapValues(attributes))'
 
 const ns = (name: string) => `fromUnixTimestamp64Nano({${name}:Int64})`
 
-/** Whether a skip index can pick the filter's granules: a text term with a word in it, or a trace id. */
+/** Whether a skip index can pick the filter's granules: a text term or a log attribute value with a word in it, or a trace id. */
 export function indexBacked(f: LogFilter): boolean {
-  return f.traceId !== null || (f.text?.terms.some((t) => t.tokens.length > 0) ?? false)
+  if (f.traceId !== null) return true
+  // A log attribute's value with a word in it is looked up in the attribute-value index.
+  if (f.attrs?.some((a) => a.scope === 'attr' && !a.negate && indexTokens(a.value).length > 0) === true) return true
+  if (f.text === null) return false
+  // An OR group narrows granules only when every side of it has a word to look up.
+  return f.text.terms.some((t) => t.tokens.length > 0) || f.text.anyOf.some((g) => g.every((t) => t.tokens.length > 0))
 }
 
 // ClickHouse 26 applies skip indexes while reading by default; for the text and
@@ -42,7 +49,7 @@ export function indexBacked(f: LogFilter): boolean {
 // (query/README.md: 35-45% less time per rare-term or trace window).
 const INDEXED_SETTINGS = ' SETTINGS use_skip_indexes_on_data_read = 0'
 
-/** The conditions of a filter (scope, range, severity, trace, text) and their parameters. */
+/** The conditions of a filter (scope, range, severity, trace, text, attributes) and their parameters. */
 export function filterConditions(f: LogFilter, params: QueryParams): string[] {
   const where = ['workspace_id = {ws:UUID}']
   params.ws = f.workspaceId
@@ -72,25 +79,54 @@ export function filterConditions(f: LogFilter, params: QueryParams): string[] {
     params.trace = f.traceId
   }
   if (f.text !== null) {
-    f.text.terms.forEach((term, i) => {
-      const p = `{p${i}:String}`
-      params[`p${i}`] = term.text
-      if (term.tokens.length === 0) {
-        // No word to look up: a substring search (no index can help).
-        where.push(`(positionCaseInsensitiveUTF8(message, ${p}) > 0 OR arrayExists(v -> positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes)))`)
-        return
-      }
-      const t = `{t${i}:Array(String)}`
-      params[`t${i}`] = term.tokens
-      // Each side is led by a text-index lookup (hasAllTokens on the indexed
-      // expression), so granules holding none of the words are skipped; the
-      // rest is the exact rule: whole words, and the term as a substring.
-      where.push(`((hasAllTokens(lower(message), ${t}) AND positionCaseInsensitiveUTF8(message, ${p}) > 0)` +
-        ` OR (hasAllTokens(${ATTR_VALUES}, ${t}) AND arrayExists(v -> hasAllTokens(lower(v), ${t}) AND positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes))))`)
-    })
+    let n = 0
+    for (const term of f.text.terms) where.push(termCondition(term, n++, params))
+    for (const group of f.text.anyOf) {
+      const any: string[] = []
+      for (const term of group) any.push(termCondition(term, n++, params))
+      where.push(`(${any.join(' OR ')})`)
+    }
+    for (const term of f.text.not) where.push(`NOT ${termCondition(term, n++, params)}`)
   }
+  const attrs = f.attrs ?? []
+  for (let i = 0; i < attrs.length; i++) where.push(attrCondition(attrs[i] as AttrMatch, i, params))
   return where
 }
+
+/** One term: in the message or in any attribute value (whole words, and the term as a substring). */
+function termCondition(term: SearchTerm, i: number, params: QueryParams): string {
+  const p = `{p${i}:String}`
+  params[`p${i}`] = term.text
+  // No word to look up: a substring search (no index can help).
+  if (term.tokens.length === 0) return `(positionCaseInsensitiveUTF8(message, ${p}) > 0 OR arrayExists(v -> positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes)))`
+  const t = `{t${i}:Array(String)}`
+  params[`t${i}`] = term.tokens
+  // Each side is led by a text-index lookup (hasAllTokens on the indexed
+  // expression), so granules holding none of the words are skipped; the
+  // rest is the exact rule: whole words, and the term as a substring.
+  return `((hasAllTokens(lower(message), ${t}) AND positionCaseInsensitiveUTF8(message, ${p}) > 0)` +
+    ` OR (hasAllTokens(${ATTR_VALUES}, ${t}) AND arrayExists(v -> hasAllTokens(lower(v), ${t}) AND positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes))))`
+}
+
+/**
+ * One attribute filter: the key's value equals the text (a missing key reads
+ * as ''), or, negated, differs. A log attribute's value is led by a lookup of
+ * its words in the attribute-value text index (a line holding the value holds
+ * its words), so a rare value reads a few granules instead of the range; a
+ * resource attribute's equality is picked by the bloom filter on its values
+ * (migration 6). Measured in bench/search (query/README.md).
+ */
+function attrCondition(a: AttrMatch, i: number, params: QueryParams): string {
+  params[`ak${i}`] = a.key
+  params[`av${i}`] = a.value
+  const column = a.scope === 'attr' ? 'attributes' : 'resource_attributes'
+  const exact = `${column}[{ak${i}:String}] ${a.negate ? '!=' : '='} {av${i}:String}`
+  const words = a.scope === 'attr' && !a.negate ? indexTokens(a.value) : []
+  if (words.length === 0) return exact
+  params[`at${i}`] = words
+  return `(hasAllTokens(${ATTR_VALUES}, {at${i}:Array(String)}) AND ${exact})`
+}
+
 
 /** A place in the order the tail catches up in: receive time, then event id, then resource id, ascending. */
 export interface ReceivedPosition {

@@ -29,6 +29,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   portal_connection: 'desktop', portal_id_map: 'desktop', portal_items: 'desktop', portal_outbox: 'desktop',
   portal_catalogue_base: 'desktop', portal_reviews: 'desktop',
   console_sessions: 'console', console_signin_codes: 'console',
+  saved_searches: 'query',
 }
 
 /**

@@ -4,20 +4,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { tailSubjects, type Broker, type LogStore } from '../../ingest/index.ts'
 import {
   CLOUD_HISTOGRAM_QUERY, CLOUD_LOGS_QUERY, CLOUD_TAIL_QUERY, HISTOGRAM_MAX_RANGE_MS, logHistogram, DESKTOP_LOGS_QUERY, DESKTOP_TAIL_QUERY, LogSearch, TailBusyError, TailHubs, TailSession,
-  TailUnavailableError, decodeCursor, encodeCursor, parseFilter, parseLastEventId,
-  type FilterInput, type LogFilter, type ParamNames, type ParamProblem,
+  TailUnavailableError, parseLastEventId, type LogFilter,
 } from '../../query/index.ts'
-import type { Sql } from '../../core/index.ts'
+import type { CursorCodec, Sql } from '../../core/index.ts'
+import { ForbiddenError, RequestInvalid, detail } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { canReach, type Principal } from '../../workspace/index.ts'
-import type { CursorCodec } from '../../core/index.ts'
-import { ForbiddenError, NotFoundError } from '../../core/index.ts'
-import { RequestInvalid } from '../../core/index.ts'
-import { detail } from '../../core/index.ts'
+import { canReach, RESOURCE_PARAMS, SCOPES, type Principal } from '../../workspace/index.ts'
 import type { Contract } from '../edge/contract.ts'
-import { SCOPES } from '../../workspace/index.ts'
-import { RESOURCE_PARAMS } from '../../workspace/index.ts'
-import { resourceExists } from '../../workspace/index.ts'
+import { CLOUD_NAMES, DESKTOP_NAMES, KnownResources, filterOf, rangeOf, searchPage, target } from './query-shared.ts'
+import { searchRoutes } from './search-routes.ts'
+import { savedSearchRoutes } from './saved-search-routes.ts'
 
 export interface QueryRoutesOptions {
   db: Sql
@@ -32,9 +28,6 @@ export interface QueryRoutesOptions {
 }
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id'
-const CLOUD_NAMES: ParamNames = { start: 'start', end: 'end', severity: 'severity', text: 'q', traceId: 'trace_id' }
-const DESKTOP_NAMES: ParamNames = { start: 'since', end: 'until', severity: 'severity', text: 'text', traceId: 'trace_id' }
-const KNOWN_RESOURCES_MAX = 10_000
 
 interface CloudQuery { cursor?: string; limit: number; start?: string; end?: string; severity?: string; q?: string; trace_id?: string }
 interface DesktopQuery { resource_id?: string; workspace_id?: string; since?: string; until?: string; severity?: string; text?: string; limit: number; cursor?: string }
@@ -49,25 +42,21 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
   // Open streams would hold the server open: end them before it closes.
   app.addHook('preClose', async () => hubs?.close())
 
-  // Resources are never deleted, so a positive answer can be remembered.
-  const known = new Set<string>()
-  const ensureResource = async (ws: string, rid: string): Promise<void> => {
-    const key = ws + '/' + rid
-    if (known.has(key)) return
-    if (!(await resourceExists(db, ws, rid))) throw new NotFoundError('resource')
-    if (known.size >= KNOWN_RESOURCES_MAX) known.clear()
-    known.add(key)
-  }
+  const resources = new KnownResources(db)
+  const ensureResource = (ws: string, rid: string) => resources.ensure(ws, rid)
 
   const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead } } as const
+  // Lookout extensions: the workspace-wide search, context, facets, saved searches.
+  await searchRoutes(app, { store, cursors, search, resources })
+  await savedSearchRoutes(app, { db, resources })
   const desktop = { auth: { contract: 'desktop', scope: SCOPES.logsRead } } as const
 
   app.get(`${P}/logs`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_LOGS_QUERY } }, async (req, reply) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
     const q = req.query as CloudQuery
-    const filter = filterOf({ workspaceId: ws, resourceIds: [rid], start: q.start, end: q.end, severity: q.severity, text: q.q, traceId: q.trace_id }, CLOUD_NAMES, 'cloud')
-    return page(reply, filter, q.limit, q.cursor, 'cloud')
+    const filter = filterOf({ workspaceId: ws, resourceIds: [rid], start: q.start, end: q.end, severity: q.severity, text: q.q, traceId: q.trace_id, query: req.query as Record<string, unknown> }, CLOUD_NAMES, 'cloud')
+    return searchPage(search, cursors, reply, filter, q.limit, q.cursor, 'cloud')
   })
 
   // Lookout extension: log volume per time bucket and severity over a range (the console's histogram).
@@ -81,13 +70,8 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
     const q = req.query as { start?: string; end?: string; severity?: string; q?: string; trace_id?: string; buckets: number }
-    const endMs = q.end === undefined ? Date.now() : Date.parse(q.end)
-    const startMs = q.start === undefined ? endMs - 3_600_000 : Date.parse(q.start)
-    const filter = filterOf({ workspaceId: ws, resourceIds: [rid], start: q.start, end: q.end, severity: q.severity, text: q.q, traceId: q.trace_id }, CLOUD_NAMES, 'cloud')
-    if (!(endMs > startMs)) throw invalid([{ param: q.end === undefined ? 'start' : 'end', msg: 'end must be after start', type: 'value_error', input: q.end ?? q.start }], 'cloud')
-    if (endMs - startMs > HISTOGRAM_MAX_RANGE_MS) {
-      throw invalid([{ param: 'start', msg: `the range may span at most ${HISTOGRAM_MAX_RANGE_MS / 86_400_000} days`, type: 'value_error', input: q.start }], 'cloud')
-    }
+    const filter = filterOf({ workspaceId: ws, resourceIds: [rid], start: q.start, end: q.end, severity: q.severity, text: q.q, traceId: q.trace_id, query: req.query as Record<string, unknown> }, CLOUD_NAMES, 'cloud')
+    const { startMs, endMs } = rangeOf(q, HISTOGRAM_MAX_RANGE_MS, 'cloud')
     return logHistogram(store, filter, startMs, endMs, q.buckets)
   })
 
@@ -95,15 +79,15 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     const q = req.query as DesktopQuery
     const p = principalOf(req)
     const resourceIds = await desktopScope(p, q.workspace_id, q.resource_id)
-    const filter = filterOf({ workspaceId: p.workspaceId, resourceIds, start: q.since, end: q.until, severity: q.severity, text: q.text }, DESKTOP_NAMES, 'desktop')
-    return page(reply, filter, q.limit, q.cursor, 'desktop')
+    const filter = filterOf({ workspaceId: p.workspaceId, resourceIds, start: q.since, end: q.until, severity: q.severity, text: q.text, query: req.query as Record<string, unknown> }, DESKTOP_NAMES, 'desktop')
+    return searchPage(search, cursors, reply, filter, q.limit, q.cursor, 'desktop')
   })
 
   app.get(`${P}/logs/tail`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_TAIL_QUERY } }, async (req, reply) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
     const q = req.query as { severity?: string; q?: string; trace_id?: string }
-    const filter = filterOf({ workspaceId: ws, resourceIds: [rid], severity: q.severity, text: q.q, traceId: q.trace_id }, CLOUD_NAMES, 'cloud')
+    const filter = filterOf({ workspaceId: ws, resourceIds: [rid], severity: q.severity, text: q.q, traceId: q.trace_id, query: req.query as Record<string, unknown> }, CLOUD_NAMES, 'cloud')
     await stream(req, reply, filter, 'cloud')
   })
 
@@ -111,7 +95,7 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     const q = req.query as { resource_id?: string; workspace_id?: string; severity?: string; text?: string }
     const p = principalOf(req)
     const resourceIds = await desktopScope(p, q.workspace_id, q.resource_id)
-    const filter = filterOf({ workspaceId: p.workspaceId, resourceIds, severity: q.severity, text: q.text }, DESKTOP_NAMES, 'desktop')
+    const filter = filterOf({ workspaceId: p.workspaceId, resourceIds, severity: q.severity, text: q.text, query: req.query as Record<string, unknown> }, DESKTOP_NAMES, 'desktop')
     await stream(req, reply, filter, 'desktop')
   })
 
@@ -125,24 +109,6 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     if (!canReach(p, resourceId)) throw new ForbiddenError('the resource is outside the token\'s grant')
     await ensureResource(p.workspaceId, resourceId)
     return [resourceId]
-  }
-
-  async function page(reply: FastifyReply, filter: LogFilter, limit: number, cursor: string | undefined, contract: Contract) {
-    let after = null
-    let hintNs = null
-    if (cursor !== undefined) {
-      const c = decodeCursor(cursors, filter, cursor)
-      if (c === null) throw invalid([{ param: 'cursor', msg: 'Invalid cursor: malformed, altered, or from a query with other filters', type: 'value_error', input: cursor }], contract)
-      after = c.after
-      hintNs = c.hintNs
-    }
-    const started = performance.now()
-    const result = await search.page({ filter, limit, after, hintNs })
-    // Read statistics for operators and the benchmark; not part of the contract.
-    void reply.header('x-lookout-rows-read', String(result.stats.rowsRead))
-    void reply.header('x-lookout-queries', String(result.stats.queries))
-    void reply.header('server-timing', `store;dur=${result.stats.storeMs.toFixed(1)}, search;dur=${(performance.now() - started).toFixed(1)}`)
-    return { events: result.events, next_cursor: result.next === null ? null : encodeCursor(cursors, filter, result.next) }
   }
 
   async function stream(req: FastifyRequest, reply: FastifyReply, filter: LogFilter, contract: Contract): Promise<void> {
@@ -184,19 +150,4 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
       if (!res.destroyed && !res.writableEnded) res.end()
     }
   }
-}
-
-function target(req: FastifyRequest): { ws: string; rid: string } {
-  const p = req.params as { workspace_id: string; resource_id: string }
-  return { ws: p.workspace_id, rid: p.resource_id }
-}
-
-function invalid(problems: ParamProblem[], contract: Contract): RequestInvalid {
-  return new RequestInvalid(problems.map((p) => detail(['query', p.param], p.msg, p.type, p.input)), contract === 'cloud' ? 422 : 400)
-}
-
-function filterOf(input: FilterInput, names: ParamNames, contract: Contract): LogFilter {
-  const r = parseFilter(input, names)
-  if (!r.ok) throw invalid(r.problems, contract)
-  return r.filter
 }

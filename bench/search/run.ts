@@ -22,6 +22,9 @@ const PAGES = Number(process.env.BENCH_PAGES ?? 20)
 const WALKS = Number(process.env.BENCH_WALKS ?? RUNS)
 const COMPARE = (process.env.BENCH_COMPARE ?? '1') !== '0'
 const CHUNK = 2_000_000
+// BENCH_SHAPES: run only the shapes whose name contains one of these (comma-separated; "paging" and "tail" name those parts).
+const ONLY = process.env.BENCH_SHAPES?.split(',').map((x) => x.trim()).filter((x) => x !== '') ?? null
+const wanted = (name: string) => ONLY === null || ONLY.some((x) => name.includes(x))
 
 const out = (s: string) => process.stdout.write(s + '\n')
 const ms = (v: number) => v.toFixed(1).padStart(7)
@@ -121,12 +124,14 @@ async function http(path: string): Promise<Hit> {
   recording = []
   const t0 = performance.now()
   const res = await pool.request({ method: 'GET', path, headers: auth })
-  const body = (await res.body.json()) as { events: unknown[]; next_cursor: string | null }
+  const body = (await res.body.json()) as { events?: unknown[]; next_cursor?: string | null; values?: unknown[]; before?: unknown[]; after?: unknown[] }
   const took = performance.now() - t0
   const statements = recording
   recording = null
   if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${JSON.stringify(body)}`)
-  return { ms: took, rowsRead: Number(res.headers['x-lookout-rows-read']), events: body.events.length, next: body.next_cursor, statements }
+  // Searches name their rows read; context and facets do not (their statements are replayed all the same).
+  const events = body.events?.length ?? body.values?.length ?? (body.before?.length ?? 0) + (body.after?.length ?? 0)
+  return { ms: took, rowsRead: Number(res.headers['x-lookout-rows-read'] ?? Number.NaN), events, next: body.next_cursor ?? null, statements }
 }
 async function raw(statements: Hit['statements']): Promise<number> {
   const t0 = performance.now()
@@ -139,6 +144,15 @@ const enc = encodeURIComponent
 const isoOf = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString()
 const dayAgo = shape.endNs - 86_400n * 1_000_000_000n
 const rareCount = Math.floor(ROWS / RARE_EVERY)
+// Issue 34's shapes need real attribute values and event ids: a spread sample of the set.
+const sample = (await store.query<{ rid: string; eid: string; user: string }>(
+  `SELECT toString(resource_id) AS rid, event_id AS eid, attributes['user.id'] AS user FROM ${db}.logs
+   WHERE workspace_id = {ws:UUID} AND cityHash64(event_id) % {m:UInt64} = 7 LIMIT {n:UInt32}`, { ws, m: Math.max(1, Math.floor(ROWS / (RUNS * 4))), n: RUNS })).rows
+if (sample.length === 0) throw new Error('no sample rows for the attribute and context shapes')
+const pick = (i: number) => sample[i % sample.length] as (typeof sample)[number]
+const wide = `/v1/workspaces/${ws}/logs`
+const hourAgo = shape.endNs - 3_600n * 1_000_000_000n
+const range = (from: bigint) => `start=${enc(isoOf(from))}&end=${enc(isoOf(shape.endNs + 1_000_000_000n))}`
 const scenarios: { name: string; path: (i: number) => string; scope: number }[] = [
   { name: 'newest 100 lines of one resource', path: (i) => `${cloud(i)}?limit=100`, scope: ROWS / RESOURCES },
   { name: 'severity>=ERROR over one day', path: (i) => `${cloud(i)}?severity=ERROR&start=${enc(isoOf(dayAgo))}&end=${enc(isoOf(shape.endNs + 1n))}`, scope: ROWS / RESOURCES / DAYS },
@@ -159,6 +173,16 @@ const scenarios: { name: string; path: (i: number) => string; scope: number }[] 
     },
     scope: ROWS / RESOURCES,
   },
+  // Issue 34.
+  { name: 'attr filter (25% of lines), one resource', path: (i) => `${cloud(i)}?limit=100&attr.http.status=500`, scope: ROWS / RESOURCES },
+  { name: 'attr needle (user.id), 7 days, one resource', path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs?limit=100&attr.user.id=${pick(i).user}`, scope: ROWS / RESOURCES },
+  { name: 'resource filter, all resources', path: (i) => `${wide}?limit=100&resource.service.name=svc-${i % RESOURCES}`, scope: ROWS },
+  { name: 'resource + attr filter, all resources', path: (i) => `${wide}?limit=100&resource.host.name=host-${i % 10}&attr.http.status=500&severity=ERROR`, scope: ROWS },
+  { name: 'all resources, newest 100', path: () => `${wide}?limit=100`, scope: ROWS },
+  { name: 'all resources, rare term', path: (i) => `${wide}?limit=100&q=${rareLine(i % rareCount, shape).token}`, scope: ROWS },
+  { name: 'context, 50 before and 50 after', path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs/${pick(i).eid}/context?before=50&after=50`, scope: ROWS / RESOURCES },
+  { name: 'facets attr.http.status, one resource-day', path: (i) => `${cloud(i)}/facets?field=attr.http.status&${range(dayAgo)}`, scope: ROWS / RESOURCES / DAYS },
+  { name: 'facets service, all resources, last hour', path: () => `${wide}/facets?field=resource.service.name&${range(hourAgo)}`, scope: ROWS / DAYS / 24 },
 ]
 
 out('')
@@ -171,7 +195,7 @@ const report = (name: string, h: number[], r: number[], cold: number[], read: nu
   const q = summarize(queries)
   out(`${name.padEnd(40)} ${ms(hp50).padStart(8)} ${ms(p95(h))} ${ms(rp50).padStart(8)} ${ms(p95(r))} ${(hp50 / rp50).toFixed(2).padStart(6)} ${ms(p95(cold)).padStart(8)}  ${String(Math.round(rr)).padStart(9)} (${(100 * rr / scope).toFixed(2)}%)  ${q.p50}/${q.max}`)
 }
-for (const sc of scenarios) {
+for (const sc of scenarios.filter((x) => wanted(x.name))) {
   // Pass 1 (cold: the first time each statement runs) records the statements and rows read.
   const first: Hit[] = []
   for (let i = 0; i < RUNS; i++) first.push(await http(sc.path(i)))
@@ -185,7 +209,7 @@ for (const sc of scenarios) {
 }
 
 // Paging: PAGES pages deep from the newest, per resource.
-{
+if (wanted('paging')) {
   const walks: Hit[][] = []
   for (let i = 0; i < WALKS; i++) {
     const walk: Hit[] = []
@@ -226,7 +250,7 @@ await pool.close()
 store.query = storeQuery as typeof store.query
 
 // Live tail: from the ingest acknowledgement to the line on an open stream.
-{
+if (wanted('tail')) {
   const rid = rids[0] as string
   const ac = new AbortController()
   const res = await fetch(`${lookout.url}/v1/workspaces/${ws}/resources/${rid}/logs/tail?q=tailprobe`, { headers: auth, signal: ac.signal })

@@ -13,13 +13,31 @@ export class ApiError extends Error {
 
 type DetailItem = { loc?: (string | number)[]; msg?: string; type?: string }
 
+// Parameter names as the page labels them.
+const FIELD_NAMES: Record<string, string> = {
+  q: 'Search', text: 'Search', trace_id: 'Trace id', start: 'Start of the range', end: 'End of the range', severity: 'Level',
+  cursor: 'Page', field: 'Top values of', name: 'Name',
+}
+
+/** Schema wording (patterns, formats) as a person would say it. */
+function wordsOf(name: string, msg: string): string {
+  if (name === 'trace_id' && /pattern/.test(msg)) return 'a trace id is 32 hexadecimal digits (0-9, a-f)'
+  if (/format "?date-time"?|valid datetime/.test(msg)) return 'give a date and time, as in 2026-11-27T10:00:00Z'
+  if (/must NOT have more than (\d+) characters/.test(msg)) return msg.replace(/must NOT have more than (\d+) characters/, 'may be at most $1 characters long')
+  if (/must NOT have fewer than 1 characters/.test(msg)) return 'give a value'
+  return msg
+}
+
 /** A sentence a person can act on, for every error shape the API answers with. */
 export function humanMessage(status: number, body: unknown): { code: string; message: string } {
   const b = body as { detail?: DetailItem[]; error?: { message?: string; code?: string } } | undefined
   const items = Array.isArray(b?.detail) ? b.detail : []
   const code = b?.error?.code ?? items[0]?.type ?? `HTTP_${status}`
   if (status === 422 && items.length > 0) {
-    const what = items.map((d) => `${(d.loc ?? []).filter((x) => x !== 'body' && x !== 'query').join('.') || 'input'}: ${d.msg ?? 'invalid'}`)
+    const what = items.map((d) => {
+      const name = (d.loc ?? []).filter((x) => x !== 'body' && x !== 'query').join('.')
+      return `${FIELD_NAMES[name] ?? (/^-?(attr|resource)\./.test(name) ? `Filter ${name.replace(/^-/, 'not ')}` : name || 'Input')}: ${wordsOf(name, d.msg ?? 'invalid')}`
+    })
     return { code: 'LOOKOUT_VALIDATION', message: what.join('; ') }
   }
   const raw = b?.error?.message ?? items[0]?.msg ?? ''

@@ -17,6 +17,13 @@ const NAV = [
   ['logs', 'Logs'], ['monitoring', 'Monitoring'], ['ingest', 'Ingest'], ['resources', 'Resources'], ['token', 'Token'],
 ] as const
 
+/** Light or dark for this tab (it starts from the system's preference; nothing is stored). */
+function ThemeToggle() {
+  const [light, setLight] = useState(() => matchMedia('(prefers-color-scheme: light)').matches)
+  useEffect(() => { document.documentElement.dataset.theme = light ? 'light' : 'dark' }, [light])
+  return <button type="button" class="btn ghost" aria-pressed={light} onClick={() => setLight(!light)}>{light ? 'Dark theme' : 'Light theme'}</button>
+}
+
 function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
   const route = useRoute()
   const page = route.path[0] ?? 'logs'
@@ -46,6 +53,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
             </select>
           </label>
           <span class="who">{session.me.credential.name || 'token'} · {session.me.credential.resources === 'all' ? 'all resources' : `${session.me.credential.resources.length} resource(s)`}</span>
+          <ThemeToggle />
           <button type="button" class="btn ghost" onClick={onSignOut}>Sign out</button>
         </header>
         {/* Focusable: it is the scrolling region, so keyboard users can scroll it. */}
@@ -92,16 +100,33 @@ function App() {
       setState('signed-out')
     }
     window.addEventListener('lookout:signed-out', onOut)
+    // The view a signed-out visitor was sent to (a shared link): where they land after signing in.
+    let wanted = /^#\/./.test(location.hash) ? location.hash : ''
     // A one-time link: #signin=<code>. The code leaves the address bar before anything else happens.
-    const m = /^#signin=([A-Za-z0-9_-]+)$/.exec(location.hash)
-    if (m !== null) {
-      history.replaceState(null, '', '#/logs')
-      api('POST', '/console/session', { code: m[1] }).then(load, (err: Error) => {
+    // Also in a tab that is already open, where following the link only changes the #.
+    const fromLink = (): boolean => {
+      const m = /^#signin=([A-Za-z0-9_-]+)$/.exec(location.hash)
+      if (m === null) return false
+      history.replaceState(null, '', wanted || '#/logs')
+      api('POST', '/console/session', { code: m[1] }).then(() => {
+        wanted = ''
+        return load()
+      }, (err: Error) => {
         setNotice(err.message)
         setState('signed-out')
       })
-    } else void load()
-    return () => window.removeEventListener('lookout:signed-out', onOut)
+      return true
+    }
+    const onHash = () => {
+      if (fromLink()) return
+      if (/^#\/./.test(location.hash) && document.querySelector('.shell') === null) wanted = location.hash
+    }
+    window.addEventListener('hashchange', onHash)
+    if (!fromLink()) void load()
+    return () => {
+      window.removeEventListener('lookout:signed-out', onOut)
+      window.removeEventListener('hashchange', onHash)
+    }
   }, [])
 
   const signOut = async () => {

@@ -14,14 +14,20 @@ export function parseHash(hash = location.hash): Route {
   return { path, params: new URLSearchParams(q < 0 ? '' : h.slice(q + 1)) }
 }
 
-export function href(path: string[], params?: Record<string, string | undefined | null>): string {
+/** Parameter values: a list repeats the parameter (the explorer's attribute filters). */
+export type Params = Record<string, string | readonly string[] | undefined | null>
+
+export function href(path: string[], params?: Params): string {
   const u = new URLSearchParams()
-  for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null && v !== '') u.set(k, v)
+  for (const [k, v] of Object.entries(params ?? {})) {
+    if (Array.isArray(v)) for (const x of v) u.append(k, x)
+    else if (typeof v === 'string' && v !== '') u.set(k, v)
+  }
   const s = u.toString()
   return `#/${path.map(encodeURIComponent).join('/')}${s === '' ? '' : `?${s}`}`
 }
 
-export function navigate(path: string[], params?: Record<string, string | undefined | null>, replace = false): void {
+export function navigate(path: string[], params?: Params, replace = false): void {
   const h = href(path, params)
   if (replace) {
     history.replaceState(null, '', h)

@@ -9,6 +9,7 @@ import { toEvent, type EventRow, type LogEvent } from '../event.ts'
 import type { LogFilter } from '../filters.ts'
 import { receivedQuery, type ReceivedPosition } from '../sql.ts'
 import { matchesText } from '../text.ts'
+import { matchesAttrs } from '../attrs.ts'
 import type { TailEntry, TailHub } from './hub.ts'
 
 export interface ResumePoint {
@@ -147,6 +148,7 @@ export class TailSession {
     const f = this.#f
     if (f.minSeverity !== null && ev.severity_number < f.minSeverity) return false
     if (f.traceId !== null && ev.trace_id !== f.traceId) return false
+    if (f.attrs !== undefined && !matchesAttrs(f.attrs, ev.attributes, ev.resource_attributes)) return false
     return f.text === null || matchesText(f.text, ev.message, ev.attributes)
   }
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrateLogStore, openLogStore } from '../../ingest/index.ts'
-import { filterConditions, matchesText, parseTextQuery, tokensOf, windowQuery, type LogFilter } from '../../query/index.ts'
+import { filterConditions, matchesAttrs, matchesText, parseTextQuery, TextSyntaxError, tokensOf, windowQuery, type AttrMatch, type LogFilter } from '../../query/index.ts'
 
 // The engine and its rows come first, before any subtest is queued: once teardown is
 // registered, tap ends the file when it goes idle, even while top-level code awaits.
@@ -39,6 +39,9 @@ const queries = [
   'connection', 'refused', 'REFUSED', 'refus', '"connection refused"', 'connection refused', '"refused to"', 'alice', 'alice-42', 'alice-4',
   'declined', '"card declined"', 'e_card', 'card e_card', "'; DROP TABLE logs; --", '--', '100%', '(phase', 'two', 'échec', 'ÉCHEC', '10.0.0.7',
   '/api/v1/orders/42', 'orders/{id}', '{id}', 'peer 10.0.0.7', 'nothing connection', '"refused earlier"', 'x', '42', 'gr', 'größe', 'GRÖSSE', 'ÜBERSCHRITTEN', '10mb',
+  // Issue 34: exclusions and OR groups.
+  '-refused', 'connection -refused', 'refused OR declined', '"card declined" OR alice', '-"connection refused"', 'nothing OR x -connection',
+  'a OR b OR 42', '-größe', '-- -x',
 ]
 await store.insertJsonRows('logs', Buffer.from(rows.map((r, i) => JSON.stringify({
   workspace_id: WS, resource_id: RID, timestamp: (BASE_NS + BigInt(i)).toString(), received_at: BASE_NS.toString(), observed_timestamp: 0,
@@ -56,6 +59,16 @@ t.test('parsing', async (t) => {
   t.same(parseTextQuery('""')?.terms, undefined)
   t.same(parseTextQuery('user-42')?.terms[0]?.tokens, ['user', '42'])
   t.same(parseTextQuery('--')?.terms[0]?.tokens, [], 'no words: a substring search')
+  t.same(parseTextQuery('a -b "c d" OR e -"f g"'), {
+    terms: [{ text: 'a', tokens: ['a'] }],
+    anyOf: [[{ text: 'c d', tokens: ['c', 'd'] }, { text: 'e', tokens: ['e'] }]],
+    not: [{ text: 'b', tokens: ['b'] }, { text: 'f g', tokens: ['f', 'g'] }],
+  }, 'words, exclusions, an OR group')
+  t.same(parseTextQuery('-x')?.not.map((x) => x.text), ['x'], 'only an exclusion is a query')
+  t.same(parseTextQuery('-- -')?.terms.map((x) => x.text), ['--', '-'], 'a dash not before a word is text')
+  t.same(parseTextQuery('or Or')?.terms.map((x) => x.text), ['or'], 'only OR in capitals is the operator')
+  for (const bad of ['level:error', 'x*', '/a.b+/', 'OR', 'a OR OR b', '-a OR b', 'AND', 'NOT x']) t.throws(() => parseTextQuery(bad), TextSyntaxError, bad)
+  for (const ok of ['"level:error"', 'db-1:5432', '10:30', '/api/v1/', '"x*"']) t.doesNotThrow(() => parseTextQuery(ok), ok)
   t.same(tokensOf('Größe 10ms,ERR_x ÉCHEC'), ['größe', '10ms', 'err', 'x', 'Échec'], 'words as splitByNonAlpha on lower() makes them')
   t.same(parseTextQuery('Größe échec')?.terms.map((x) => x.tokens), [[], []], 'words with other letters are substring matches')
 })
@@ -87,6 +100,24 @@ t.test('the SQL and the tail agree on every query', async (t) => {
   }
 })
 
+t.test('the SQL and the tail agree on attribute filters', async (t) => {
+  const cases: AttrMatch[][] = [
+    [{ scope: 'attr', key: 'user', value: 'alice-42', negate: false }],
+    [{ scope: 'attr', key: 'lang', value: 'fr', negate: true }],
+    [{ scope: 'attr', key: 'nope', value: 'x', negate: true }],
+    [{ scope: 'attr', key: 'constructor', value: 'x', negate: false }],
+    [{ scope: 'attr', key: 'reason', value: 'card declined', negate: false }],
+    [{ scope: 'resource', key: 'service.name', value: 'x', negate: true }, { scope: 'attr', key: 'phase', value: 'two', negate: false }],
+  ]
+  for (const attrs of cases) {
+    const f: LogFilter = { workspaceId: WS, resourceIds: [RID], startNs: null, endNs: null, minSeverity: null, text: null, traceId: null, attrs }
+    const params: Record<string, unknown> = {}
+    const r = await store.query<{ event_id: string }>(`SELECT event_id FROM ${store.database}.logs WHERE ${filterConditions(f, params).join(' AND ')} ORDER BY event_id`, params)
+    const js = rows.flatMap((row, i) => (matchesAttrs(attrs, row.attributes as Record<string, string>, {}) ? [`e${i}`] : [])).sort()
+    t.same(r.rows.map((x) => x.event_id), js, `${JSON.stringify(attrs)} → ${JSON.stringify(js)}`)
+  }
+})
+
 t.test('the expected matches', async (t) => {
   const ids = (q: string) => {
     const text = parseTextQuery(q)
@@ -100,4 +131,6 @@ t.test('the expected matches', async (t) => {
   t.same(ids('échec'), [7], 'case-insensitive beyond ASCII')
   t.same(ids('orders/{id}'), [8])
   t.same(ids('peer 10.0.0.7'), [1], 'terms may match different fields')
+  t.same(ids('connection -refused'), [1], 'an exclusion')
+  t.same(ids('alice OR declined'), [3, 4], 'either')
 })

@@ -1,0 +1,129 @@
+// The lines around a hit (GET …/logs/{event_id}/context) through the real
+// routes: neighbours in time order as the search orders them, the edges of the
+// data (first and last line), paging outward, ties, the same service only,
+// another resource's lines never mixed in, and the limits.
+import t from 'tap'
+import { SCOPES } from '../../workspace/index.ts'
+import { startTestLookout } from '../helpers/lookout.ts'
+
+const lk = await startTestLookout()
+t.teardown(() => lk.stop())
+for (let i = 0; i < 50 && (await lk.req('GET', '/v1/health')).status !== 200; i++) await new Promise((r) => setTimeout(r, 200))
+
+const ws = lk.workspaceId
+const S = 1_000_000_000n
+// Lines hours apart too: the forward windows must widen to reach them.
+const baseNs = (BigInt(Date.now()) / 1000n - 3n * 86_400n) * S
+const N = 60
+const iso = (n: bigint) => new Date(Number(n / 1_000_000n)).toISOString().slice(0, 19) + '.' + (n % S).toString().padStart(9, '0') + 'Z'
+/** Line i: every third one shares the previous one's time (ties); the gaps grow from a second to hours. */
+const timeOf = (i: number) => baseNs + BigInt((Math.floor(i / 3) * 2 + (i % 3 === 2 ? 1 : i % 3)) * (1 + Math.floor(i / 20) * 600)) * S
+
+const rid = await lk.resource('ctx')
+const other = await lk.resource('ctx-other')
+{
+  const events = Array.from({ length: N }, (_, i) => ({
+    message: `line ${i}`, severity: 'INFO', timestamp: iso(timeOf(i)), attributes: { n: String(i) },
+  }))
+  // Resource attributes by service: the JSON batch has none, so the OTLP route carries them.
+  const body = {
+    resourceLogs: ['api', 'worker'].map((svc, k) => ({
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: svc } }] },
+      scopeLogs: [{ logRecords: events.filter((_, i) => i % 2 === k).map((e) => ({ timeUnixNano: String(timeOf(Number(e.attributes.n))), body: { stringValue: e.message }, severityNumber: 9, attributes: [{ key: 'n', value: { stringValue: e.attributes.n } }] })) }],
+    })),
+  }
+  const r = await lk.req('POST', `/v1/workspaces/${ws}/resources/${rid}/otlp/v1/logs`, body)
+  if (r.status !== 200) throw new Error(`not accepted: ${r.status}`)
+  const o = await lk.req('POST', `/v1/workspaces/${ws}/resources/${other}/logs`, { events: events.map((e) => ({ ...e, message: `other ${e.message}` })) })
+  if (o.status !== 200) throw new Error(`not accepted: ${o.status}`)
+  await lk.waitRows(rid, N, 60_000)
+  await lk.waitRows(other, N, 60_000)
+}
+
+// The truth: the search's order, reversed into time order.
+const listed = await lk.req('GET', `/v1/workspaces/${ws}/resources/${rid}/logs?limit=200`)
+const order: any[] = listed.body.events.slice().reverse()
+const ids = order.map((e) => e.event_id)
+const ctx = (eventId: string, query = '') => lk.req('GET', `/v1/workspaces/${ws}/resources/${rid}/logs/${eventId}/context${query}`)
+const idsOf = (es: any[]) => es.map((e) => e.event_id)
+
+t.test('neighbours in time order, in the middle', async (t) => {
+  t.equal(order.length, N)
+  for (const at of [10, 19, 20, 30, 41]) {
+    const r = await ctx(ids[at], '?before=7&after=5')
+    t.equal(r.status, 200)
+    t.equal(r.body.event.event_id, ids[at])
+    t.same(idsOf(r.body.before), ids.slice(at - 7, at), `7 before line ${at}`)
+    t.same(idsOf(r.body.after), ids.slice(at + 1, at + 6), `5 after line ${at}`)
+    t.equal(r.body.more_before, true)
+    t.equal(r.body.more_after, true)
+  }
+})
+
+t.test('the edges of the data: first and last line', async (t) => {
+  const first = await ctx(ids[0], '?before=5&after=3')
+  t.same(first.body.before, [], 'nothing before the first line')
+  t.equal(first.body.more_before, false)
+  t.same(idsOf(first.body.after), ids.slice(1, 4))
+  const last = await ctx(ids[N - 1], '?before=3&after=5')
+  t.same(last.body.after, [], 'nothing after the last line')
+  t.equal(last.body.more_after, false)
+  t.same(idsOf(last.body.before), ids.slice(N - 4, N - 1))
+  const near = await ctx(ids[2], '?before=5&after=0')
+  t.same(idsOf(near.body.before), ids.slice(0, 2), 'fewer than asked near the start')
+  t.equal(near.body.more_before, false)
+  t.same(near.body.after, [])
+  t.equal(near.body.more_after, true, 'after=0 still says whether more exist')
+  const zero = await ctx(ids[2], '?before=0&after=0')
+  t.equal(zero.body.more_before, true, 'before=0 too')
+  const exact = await ctx(ids[N - 6], '?after=5')
+  t.same(idsOf(exact.body.after), ids.slice(N - 5))
+  t.equal(exact.body.more_after, false, 'exactly the rest: no more')
+})
+
+t.test('paging outward walks the whole resource once', async (t) => {
+  let at = ids[30]
+  const older: string[] = []
+  for (;;) {
+    const r = await ctx(at, '?before=4&after=0')
+    older.unshift(...idsOf(r.body.before))
+    if (!r.body.more_before) break
+    at = r.body.before[0].event_id
+  }
+  t.same(older, ids.slice(0, 30))
+  at = ids[30]
+  const newer: string[] = []
+  for (;;) {
+    const r = await ctx(at, '?before=0&after=9')
+    newer.push(...idsOf(r.body.after))
+    if (!r.body.more_after) break
+    at = r.body.after[r.body.after.length - 1].event_id
+  }
+  t.same(newer, ids.slice(31))
+})
+
+t.test('the same service only', async (t) => {
+  const at = 30
+  const svc = order[at].resource_attributes['service.name']
+  const r = await ctx(ids[at], '?before=4&after=4&same_service=true')
+  const same = order.filter((e) => e.resource_attributes['service.name'] === svc).map((e) => e.event_id)
+  const k = same.indexOf(ids[at])
+  t.same(idsOf(r.body.before), same.slice(k - 4, k))
+  t.same(idsOf(r.body.after), same.slice(k + 1, k + 5))
+})
+
+t.test('limits, unknown events, grants', async (t) => {
+  t.equal((await ctx(ids[30], '?before=200&after=200')).status, 200, '200 both ways')
+  const r = await ctx(ids[30], '?before=201')
+  t.equal(r.status, 422)
+  t.same(r.body.detail[0].loc, ['query', 'before'])
+  t.equal((await ctx(ids[30], '?after=201')).status, 422)
+  t.equal((await ctx(ids[30], '?before=-1')).status, 422)
+  t.equal((await ctx('nope')).status, 404, 'an unknown event')
+  const otherId = (await lk.req('GET', `/v1/workspaces/${ws}/resources/${other}/logs?limit=1`)).body.events[0].event_id
+  t.equal((await ctx(otherId)).status, 404, 'another resource\'s event is not this one\'s')
+  const big = await ctx(ids[30], '?before=200&after=200')
+  t.ok([...big.body.before, ...big.body.after].every((e: any) => e.resource_id === rid), 'never another resource\'s line')
+  const onlyOther = await lk.token_([SCOPES.logsRead], [other])
+  t.equal((await lk.req('GET', `/v1/workspaces/${ws}/resources/${rid}/logs/${ids[3]}/context`, undefined, { authorization: `Bearer ${onlyOther}` })).status, 403)
+})
