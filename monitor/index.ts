@@ -42,6 +42,10 @@ export { acceptObservations, MAX_OBSERVATIONS_PER_PUSH } from './collectors/obse
 export type { CollectorObservation, PushResult } from './collectors/observations.ts'
 export { CollectorWatch } from './collectors/watch.ts'
 export { listResults, MAX_RESULTS_LISTED } from './results.ts'
+export {
+  attentionChecks, attentionOf, openIncidentsOf, findIncident, confirmingObservations, recentObservations, OVERVIEW_MAX_ITEMS, INCIDENT_OBSERVATIONS,
+} from './overview.ts'
+export type { Attention, AttentionCheck, IncidentRecord, ObservationView } from './overview.ts'
 export { DESKTOP_MONITORING_QUERY } from './http-schemas.ts'
 export {
   MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY, DESKTOP_ACTION, DESKTOP_CHECK, HEARTBEAT,
