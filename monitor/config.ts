@@ -24,6 +24,8 @@ export interface HttpsConfig {
   tls_verify: boolean
   ca?: string
   cert_expiry_warn_days: number
+  /** Down (LOOKOUT_PROBE_CERT_EXPIRING) when fewer days are left; absent: never. */
+  cert_expiry_alert_days?: number
   credential_header?: string
   ssh?: boolean
 }
@@ -98,6 +100,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     tls_verify: { type: 'boolean', default: true },
     ca: PEM,
     cert_expiry_warn_days: { type: 'integer', minimum: 0, maximum: 3650, default: 14 },
+    cert_expiry_alert_days: { type: 'integer', minimum: 1, maximum: 3650 },
     credential_header: { type: 'string', minLength: 1, maxLength: 100, pattern: HEADER_NAME },
     ssh: SSH,
   }, ['url']),
