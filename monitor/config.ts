@@ -8,7 +8,7 @@ import { LOG_PROPERTIES, logConfigProblems, type LogConfig } from './log-config.
 
 export type ConfigIssue = Pick<ErrorObject, 'instancePath' | 'keyword' | 'params' | 'message'> & { data?: unknown }
 
-export type TlsMode = 'disable' | 'require' | 'verify'
+export type TlsMode = 'disable' | 'prefer' | 'require' | 'verify'
 
 export interface HttpsConfig {
   url: string
@@ -79,6 +79,8 @@ const db = (port: number, extra: Record<string, object> = {}) => obj({
 }, ['host'])
 
 const tunnelled = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, ssh: SSH } })
+/** PostgreSQL also takes libpq's `prefer` (TLS when the server offers it, else plain). */
+const withPrefer = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, tls: { ...TLS, enum: ['disable', 'prefer', 'require', 'verify'] } } })
 
 export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
   https: obj({
@@ -119,7 +121,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     max_loss_percent: { type: 'number', minimum: 0, maximum: 100, default: 50 },
     max_rtt_ms: { type: 'number', exclusiveMinimum: 0, maximum: 600_000 },
   }, ['host']),
-  postgresql: tunnelled(db(5432)),
+  postgresql: tunnelled(withPrefer(db(5432))),
   mysql: tunnelled(db(3306)),
   mariadb: tunnelled(db(3306)),
   redis: tunnelled(db(6379)),
