@@ -4,10 +4,11 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import { createSecureContext } from 'node:tls'
 import { DEFAULT_INTERVAL_SECONDS, DEFAULT_TIMEOUT_SECONDS, type Kind } from './kinds.ts'
+import { LOG_PROPERTIES, logConfigProblems, type LogConfig } from './log-config.ts'
 
 export type ConfigIssue = Pick<ErrorObject, 'instancePath' | 'keyword' | 'params' | 'message'> & { data?: unknown }
 
-export type TlsMode = 'disable' | 'require' | 'verify'
+export type TlsMode = 'disable' | 'prefer' | 'require' | 'verify'
 
 export interface HttpsConfig {
   url: string
@@ -23,6 +24,8 @@ export interface HttpsConfig {
   tls_verify: boolean
   ca?: string
   cert_expiry_warn_days: number
+  /** Down (LOOKOUT_PROBE_CERT_EXPIRING) when fewer days are left; absent: never. */
+  cert_expiry_alert_days?: number
   credential_header?: string
   ssh?: boolean
 }
@@ -31,7 +34,7 @@ export interface IcmpConfig { host: string; count: number; max_loss_percent: num
 export interface DbConfig { host: string; port: number; user?: string; database?: string; tls: TlsMode; ca?: string; auth_source?: string; ssh?: boolean }
 export interface HeartbeatConfig { grace_seconds: number; missing: 'unhealthy' | 'unknown' }
 
-export type KindConfig = HttpsConfig | TcpConfig | IcmpConfig | DbConfig | HeartbeatConfig
+export type KindConfig = HttpsConfig | TcpConfig | IcmpConfig | DbConfig | HeartbeatConfig | LogConfig
 
 export interface CheckConfig {
   /** The configuration as stored and shown: defaults filled in. */
@@ -76,6 +79,8 @@ const db = (port: number, extra: Record<string, object> = {}) => obj({
 }, ['host'])
 
 const tunnelled = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, ssh: SSH } })
+/** PostgreSQL also takes libpq's `prefer` (TLS when the server offers it, else plain). */
+const withPrefer = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, tls: { ...TLS, enum: ['disable', 'prefer', 'require', 'verify'] } } })
 
 export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
   https: obj({
@@ -97,6 +102,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     tls_verify: { type: 'boolean', default: true },
     ca: PEM,
     cert_expiry_warn_days: { type: 'integer', minimum: 0, maximum: 3650, default: 14 },
+    cert_expiry_alert_days: { type: 'integer', minimum: 1, maximum: 3650 },
     credential_header: { type: 'string', minLength: 1, maxLength: 100, pattern: HEADER_NAME },
     ssh: SSH,
   }, ['url']),
@@ -115,7 +121,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     max_loss_percent: { type: 'number', minimum: 0, maximum: 100, default: 50 },
     max_rtt_ms: { type: 'number', exclusiveMinimum: 0, maximum: 600_000 },
   }, ['host']),
-  postgresql: tunnelled(db(5432)),
+  postgresql: tunnelled(withPrefer(db(5432))),
   mysql: tunnelled(db(3306)),
   mariadb: tunnelled(db(3306)),
   redis: tunnelled(db(6379)),
@@ -125,6 +131,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     grace_seconds: { type: 'integer', minimum: 0, maximum: LIMITS.intervalMax, default: 30 },
     missing: { type: 'string', enum: ['unhealthy', 'unknown'], default: 'unhealthy' },
   }),
+  log: obj({ ...TIMING, ...LOG_PROPERTIES }, ['threshold']),
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true })
@@ -156,6 +163,7 @@ export function parseConfig(kind: Kind, input: unknown): { ok: true; config: Che
     if ((c.timeout_seconds as number) > interval) issues.push(issue('/timeout_seconds', 'timeout_seconds must not exceed interval_seconds', c.timeout_seconds))
   }
   if (kind === 'https') checkHttps(c as unknown as HttpsConfig, issues)
+  if (kind === 'log') for (const [path, msg] of logConfigProblems(c as unknown as LogConfig)) issues.push(issue(path, msg, c[path.slice(1)]))
   // Through a tunnel the driver dials a local socket, so the certificate cannot be checked against the host name.
   if (c.ssh === true && c.tls === 'verify') issues.push(issue('/tls', 'tls verify is not available through an SSH tunnel: use require (the tunnel itself is encrypted to a pinned host key)', c.tls))
   if (typeof c.ca === 'string') {

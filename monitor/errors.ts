@@ -32,6 +32,7 @@ export const PROBE_REASONS = {
   network: 'LOOKOUT_PROBE_NETWORK',
   tls: 'LOOKOUT_PROBE_TLS',
   certExpired: 'LOOKOUT_PROBE_CERT_EXPIRED',
+  certExpiring: 'LOOKOUT_PROBE_CERT_EXPIRING',
   status: 'LOOKOUT_PROBE_STATUS',
   body: 'LOOKOUT_PROBE_BODY',
   banner: 'LOOKOUT_PROBE_BANNER',
@@ -50,6 +51,9 @@ export const PROBE_REASONS = {
   sshAuth: 'LOOKOUT_PROBE_SSH_AUTH',
   sshTunnel: 'LOOKOUT_PROBE_SSH_TUNNEL',
   collectorSilent: 'LOOKOUT_PROBE_COLLECTOR_SILENT',
+  logThreshold: 'LOOKOUT_PROBE_LOG_THRESHOLD',
+  logUnavailable: 'LOOKOUT_PROBE_LOG_UNAVAILABLE',
+  logLagging: 'LOOKOUT_PROBE_LOG_LAGGING',
 } as const
 export type ProbeReason = (typeof PROBE_REASONS)[keyof typeof PROBE_REASONS]
 
@@ -61,6 +65,7 @@ export const MONITOR_PROBE_ERROR_CODES: Record<ProbeReason, string> = {
   LOOKOUT_PROBE_NETWORK: 'another network error: unreachable host, closed socket (down)',
   LOOKOUT_PROBE_TLS: 'the TLS handshake or certificate verification failed (down)',
   LOOKOUT_PROBE_CERT_EXPIRED: 'the server certificate has expired or is not yet valid (down)',
+  LOOKOUT_PROBE_CERT_EXPIRING: 'https: the certificate expires in fewer than cert_expiry_alert_days days (down: an alert while there is time to renew)',
   LOOKOUT_PROBE_STATUS: 'the HTTP status is outside the expected range (down)',
   LOOKOUT_PROBE_BODY: 'the HTTP body does not contain the expected text or match the expected pattern (down)',
   LOOKOUT_PROBE_BANNER: 'the TCP banner does not contain the expected text (down)',
@@ -79,4 +84,7 @@ export const MONITOR_PROBE_ERROR_CODES: Record<ProbeReason, string> = {
   LOOKOUT_PROBE_SSH_AUTH: 'the SSH server refused the resource\'s registered key (unknown: not evidence about the target)',
   LOOKOUT_PROBE_SSH_TUNNEL: 'the SSH server could not be reached or the tunnel did not open in time, or this process runs no SSH tunnels (unknown)',
   LOOKOUT_PROBE_COLLECTOR_SILENT: 'the collector that runs the check stopped reporting: its checks are unknown (silence is no evidence about the targets) and a collector_offline incident opens',
+  LOOKOUT_PROBE_LOG_THRESHOLD: 'log check: the count of matching lines in the window crossed the threshold (above: more than it; below: fewer) (down)',
+  LOOKOUT_PROBE_LOG_UNAVAILABLE: 'log check: the log store cannot answer the count (down, unreachable, timed out) or this process has no log store (unknown: never a false recovery or silence alarm)',
+  LOOKOUT_PROBE_LOG_LAGGING: 'log check: the loader\'s backlog holds lines received before the window\'s end, so the window may not be stored yet (unknown)',
 }

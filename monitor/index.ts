@@ -26,7 +26,10 @@ export { HttpsRunner } from './probes/https.ts'
 export { TcpRunner } from './probes/tcp.ts'
 export { IcmpRunner } from './probes/icmp.ts'
 export { DatabaseRunner } from './probes/database.ts'
-export type { Outcome, ProbeTarget, ProbeContext, Runner } from './probes/index.ts'
+export type { Outcome, ProbeTarget, ProbeContext, Runner, LogSource, LogCount, LogCountRequest, LogSample, LogEvidence } from './probes/index.ts'
+export { explorerHash } from './probes/log.ts'
+export { LOG_QUERY_FILTERS, LOG_COMPARISONS, LOG_WINDOW } from './log-config.ts'
+export type { LogQuery, LogConfig } from './log-config.ts'
 export { createRunners } from './probes/index.ts'
 export { CheckNotFoundError, IdTakenError, NotACollectorError, MONITOR_ERROR_CODES, MONITOR_PROBE_ERROR_CODES, PROBE_REASONS } from './errors.ts'
 export type { MonitorErrorCode } from './errors.ts'
@@ -40,6 +43,12 @@ export { acceptObservations, MAX_OBSERVATIONS_PER_PUSH } from './collectors/obse
 export type { CollectorObservation, PushResult } from './collectors/observations.ts'
 export { CollectorWatch } from './collectors/watch.ts'
 export { listResults, MAX_RESULTS_LISTED } from './results.ts'
+export { uptimeOf } from './uptime.ts'
+export type { Uptime } from './uptime.ts'
+export {
+  attentionChecks, attentionOf, openIncidentsOf, findIncident, confirmingObservations, recentObservations, OVERVIEW_MAX_ITEMS, INCIDENT_OBSERVATIONS,
+} from './overview.ts'
+export type { Attention, AttentionCheck, IncidentRecord, ObservationView } from './overview.ts'
 export { DESKTOP_MONITORING_QUERY } from './http-schemas.ts'
 export {
   MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY, DESKTOP_ACTION, DESKTOP_CHECK, HEARTBEAT,

@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto'
 import type { Database, Sql } from '../core/index.ts'
 import type { Health } from './kinds.ts'
 import type { Outcome } from './probes/outcome.ts'
+import type { LogEvidence } from './probes/log.ts'
+import { recordUptime } from './uptime.ts'
 import type { CheckState, Effects } from './state.ts'
 
 export interface CheckIdentity {
@@ -49,6 +51,8 @@ export interface OutboxPayload {
   latency_ms: number | null
   opened_at: string
   closed_at: string | null
+  /** Log checks: the count, window, sample lines and explorer link of the deciding observation. */
+  log?: LogEvidence
 }
 
 const iso = (n: number) => new Date(n).toISOString()
@@ -69,6 +73,7 @@ export async function writeResults(db: Database, worker: string, now: number, ba
       for (const k of await writeChunk(tx, worker, now, batch.slice(i, i + WRITE_CHUNK))) ok.add(k)
     }
     const accepted = new Set(batch.filter((p) => ok.has(`${p.check.id}/${p.revision}/${p.epoch}`)))
+    if (accepted.size > 0) await recordUptime(tx, [...accepted].map((p) => ({ id: p.check.id, observed_at: iso(p.observedAt), status: p.outcome.status })))
     if (accepted.size > 0) {
       if (db.embedded) await yieldTurn()
       await insertEffects(tx, accepted)
@@ -140,6 +145,7 @@ export async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult
         health: p.next.health, previous_health: p.prev.health, reason: p.outcome.reason, code: p.outcome.code,
         // opened_at is filled from the incident row below (a deferred or closing notice is later than the opening).
         latency_ms: p.outcome.latencyMs, opened_at: at, closed_at: e.notify === 'incident.closed' ? at : null,
+        ...(p.outcome.details?.log !== undefined ? { log: p.outcome.details.log as LogEvidence } : {}),
       }
       outbox.push(payload)
     }

@@ -28,3 +28,5 @@ export {
 export { logHistogram, bucketSeconds, HISTOGRAM_MAX_RANGE_MS } from './histogram.ts'
 export { TailUnavailableError, TailBusyError, QUERY_ERROR_CODES } from './errors.ts'
 export type { QueryErrorCode } from './errors.ts'
+export { countMatchingLines, countFiltered, COUNT_SAMPLES } from './log-count.ts'
+export type { CountedLines, CountFilters } from './log-count.ts'

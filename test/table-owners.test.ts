@@ -21,7 +21,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   monitor_collector_observations: 'monitor',
   alert_destinations: 'alerting', alert_routes: 'alerting', alert_policies: 'alerting', alert_incidents: 'alerting',
   alert_deliveries: 'alerting', alert_delivery_attempts: 'alerting', alert_operations: 'alerting',
-  // Alert channel choices: created by monitor's first migration, alerting's since its migration 2.
+  // Alert channel choices: created by monitor's first migration, alerting's since its migration 3.
   monitor_subscriptions: 'alerting',
   notifications: 'alerting', notification_settings: 'alerting',
   webhook_subscriptions: 'alerting', webhook_deliveries: 'alerting', webhook_attempts: 'alerting',
@@ -29,6 +29,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   portal_connection: 'desktop', portal_id_map: 'desktop', portal_items: 'desktop', portal_outbox: 'desktop',
   portal_catalogue_base: 'desktop', portal_reviews: 'desktop',
   console_sessions: 'console', console_signin_codes: 'console',
+  alert_ack_links: 'alerting', notification_reads: 'alerting', monitor_uptime_hours: 'monitor',
   saved_searches: 'query',
 }
 
@@ -47,7 +48,6 @@ const KNOWN: readonly string[] = [
   "alerting/alerts/dispatcher.ts: monitor_incidents (monitor)",
   "alerting/alerts/dispatcher.ts: monitor_outbox (monitor)",
   "alerting/alerts/dispatcher.ts: resources (workspace)",
-  "alerting/alerts/operations.ts: monitor_incidents (monitor)",
   "alerting/notifications/store.ts: monitor_incidents (monitor)",
   "api/alerts/routes.ts: alert_destinations (alerting)",
   "api/alerts/routes.ts: alert_incidents (alerting)",

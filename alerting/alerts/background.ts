@@ -50,13 +50,15 @@ export async function housekeeping(db: Database, now: number): Promise<void> {
   await db.query(`DELETE FROM alert_deliveries WHERE created_at < $1 AND state <> 'queued'`, [cutoff])
   await db.query('DELETE FROM alert_operations WHERE created_at < $1', [cutoff])
   await db.query('DELETE FROM alert_incidents WHERE closed_at < $1', [cutoff])
+  // A link outlives its incident only as a "this link has expired" answer.
+  await db.query('DELETE FROM alert_ack_links WHERE created_at < $1', [cutoff])
   await expireNotifications(db, now)
 }
 
 export function startDeliveryWorkers(db: Database, opts: DeliveryWorkerOptions): DeliveryWorkers {
   const id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   const report = (where: string) => (err: unknown) => (opts.onError ?? ((w, e) => process.emitWarning(`lookout ${w}: ${(e as Error).message}`)))(where, err)
-  const dispatcher = new AlertDispatcher(db, { workerId: id })
+  const dispatcher = new AlertDispatcher(db, { workerId: id, links: { publicUrl: opts.settings.publicUrl } })
   const sender = new AlertSender(db, opts.settings, { workerId: id, resolver: opts.resolver, retry: opts.alertRetry, observer: opts.observer, onError: report('alert sender') })
   const toaster = new Toaster(db, { sink: opts.onToast, onError: report('toast') })
   const webhooks = opts.webhooks === false ? null : new WebhookWorker(db, { workerId: id, resolver: opts.resolver, secretKey: opts.secretKey, observer: opts.observer, onError: report('webhooks') })

@@ -70,11 +70,16 @@ export interface DeliveryProgress {
 export interface AlertDeliveryView extends DeliveryProgress {
   id: string
   incident_id: string | null
+  resource_id: string | null
   event_type: AlertEventType
   reason: DeliveryReason
   channel: Channel
   destination_id: string
+  /** The address hint (never the address). */
   destination: string
+  destination_label: string
+  /** The level of an escalation alert; null for the others. */
+  escalation_level: number | null
   state: DeliveryState
   attempt_history: AttemptView[]
 }
@@ -83,11 +88,14 @@ interface Row {
   id: string
   seq: string
   incident_id: string | null
+  resource_id: string | null
   event_type: AlertEventType
   reason: DeliveryReason
   channel: Channel
   destination_id: string
   address: string
+  label: string
+  escalation_level: number | null
   state: DeliveryState
   attempts: number
   next_attempt_at: Date
@@ -119,17 +127,35 @@ async function attemptsOf(db: Sql, ids: readonly string[]): Promise<Map<string, 
 
 /** A page of a resource's alert deliveries, newest first. */
 export async function listDeliveries(db: Sql, ws: string, rid: string, limit: number, beforeSeq: number | null): Promise<{ items: AlertDeliveryView[]; last: number | null }> {
+  return selectDeliveries(db, 'd.resource_id = $2 AND ($3::bigint IS NULL OR d.seq < $3::bigint)', [ws, rid, beforeSeq === null ? null : String(beforeSeq)], limit)
+}
+
+/** The newest alert deliveries of incidents on the granted resources (null: all), for the overview. */
+export async function recentIncidentDeliveries(db: Sql, ws: string, grant: readonly string[] | null, limit: number): Promise<{ items: AlertDeliveryView[]; more: boolean }> {
+  const page = await selectDeliveries(db, 'd.incident_id IS NOT NULL AND ($2::uuid[] IS NULL OR d.resource_id = ANY($2::uuid[]))',
+    [ws, grant === null ? null : [...grant]], limit)
+  return { items: page.items, more: page.last !== null }
+}
+
+/** Every delivery of one incident, oldest first (its timeline). */
+export async function deliveriesOfIncident(db: Sql, ws: string, incidentId: string, limit: number): Promise<AlertDeliveryView[]> {
+  return (await selectDeliveries(db, 'd.incident_id = $2', [ws, incidentId], limit, 'ASC')).items
+}
+
+/** `where` uses $1 = workspace and its own parameters after it. */
+async function selectDeliveries(db: Sql, where: string, params: unknown[], limit: number, order: 'ASC' | 'DESC' = 'DESC'): Promise<{ items: AlertDeliveryView[]; last: number | null }> {
   const r = await db.query<Row>(
-    `SELECT d.id, d.seq::text AS seq, d.incident_id, d.event_type, d.reason, d.channel, d.destination_id, dest.address, d.state, d.attempts,
-       d.next_attempt_at, d.last_attempt_at, d.last_status, d.last_error, d.delivered_at, d.created_at
+    `SELECT d.id, d.seq::text AS seq, d.incident_id, d.resource_id, d.event_type, d.reason, d.channel, d.destination_id, dest.address, dest.label,
+       (d.message->'event'->>'escalation_level')::int AS escalation_level,
+       d.state, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status, d.last_error, d.delivered_at, d.created_at
      FROM alert_deliveries d JOIN alert_destinations dest ON dest.id = d.destination_id
-     WHERE d.workspace_id = $1 AND d.resource_id = $2 AND ($3::bigint IS NULL OR d.seq < $3::bigint)
-     ORDER BY d.seq DESC LIMIT $4`, [ws, rid, beforeSeq === null ? null : String(beforeSeq), limit + 1])
+     WHERE d.workspace_id = $1 AND ${where}
+     ORDER BY d.seq ${order} LIMIT $${params.length + 1}`, [...params, limit + 1])
   const rows = r.rows.slice(0, limit)
   const history = await attemptsOf(db, rows.map((x) => x.id))
   const items = rows.map((d): AlertDeliveryView => ({
-    id: d.id, incident_id: d.incident_id, event_type: d.event_type, reason: d.reason, channel: d.channel, destination_id: d.destination_id,
-    destination: addressHint(d.channel, d.address), state: d.state, attempts: d.attempts,
+    id: d.id, incident_id: d.incident_id, resource_id: d.resource_id, event_type: d.event_type, reason: d.reason, channel: d.channel,
+    destination_id: d.destination_id, destination: addressHint(d.channel, d.address), destination_label: d.label, escalation_level: d.escalation_level, state: d.state, attempts: d.attempts,
     next_attempt_at: d.state === 'queued' ? iso(d.next_attempt_at) : null, last_attempt_at: iso(d.last_attempt_at),
     last_status: d.last_status, last_error: d.last_error, delivered_at: iso(d.delivered_at), created_at: iso(d.created_at) as string,
     attempt_history: history.get(d.id) ?? [],

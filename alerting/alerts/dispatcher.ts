@@ -9,9 +9,10 @@ import type { OutboxPayload } from '../../monitor/index.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { insertIncidentNotification } from '../notifications/store.ts'
 import { queueDelivery, cancelQueued } from './deliveries.ts'
-import { ALERT_EVENT_TYPES, incidentMessage, severityOf, type AlertEventType, type ResourceInfo } from './messages.ts'
+import { ALERT_EVENT_TYPES, incidentMessage, severityOf, type AlertEventType, type MessageLinks, type ResourceInfo } from './messages.ts'
 import { policyAlerts, readPolicy, routedTargets, targetsAmong, type Target } from './routing.ts'
 import { nextEscalationAt, nextRepeatAt } from './timers.ts'
+import { ACK_PATH, ackLinkKey, createAckLink } from './ack-links.ts'
 import { wake } from '../../core/index.ts'
 
 export interface DispatcherOptions {
@@ -19,6 +20,8 @@ export interface DispatcherOptions {
   now?: () => number
   /** Outbox rows per transaction. */
   batch?: number
+  /** Links in messages (the server's public URL); default http://localhost:8080. */
+  links?: MessageLinks
 }
 
 interface OutboxRow {
@@ -38,12 +41,15 @@ export class AlertDispatcher {
   readonly #worker: string
   readonly #now: () => number
   readonly #batch: number
+  readonly #links: MessageLinks | undefined
+  #ackKey: Buffer | null = null
 
   constructor(db: Database, opts: DispatcherOptions) {
     this.#db = db
     this.#worker = opts.workerId
     this.#now = opts.now ?? Date.now
     this.#batch = opts.batch ?? 50
+    this.#links = opts.links
   }
 
   /** One round: pending outbox rows, then due timers. Returns the number of deliveries queued. */
@@ -125,9 +131,15 @@ export class AlertDispatcher {
     tx: Sql, targets: readonly Target[], p: OutboxPayload, resource: ResourceInfo, now: number, type: AlertEventType,
     reason: 'initial' | 'repeat' | 'escalation', eventId: string, key: string, extra: { level?: number; repeat?: number },
   ): Promise<number> {
-    const message = incidentMessage(type, eventId, ts(now) as string, resource, p, extra)
+    const links = this.#links ?? { publicUrl: 'http://localhost:8080' }
+    const ackKey = type === ALERT_EVENT_TYPES.closed ? null : (this.#ackKey ??= await ackLinkKey(tx))
     let n = 0
     for (const t of targets) {
+      // Each recipient gets its own acknowledge link (it acknowledges as that person); a recovery has none.
+      const ackUrl = ackKey === null ? undefined : `${links.publicUrl}${ACK_PATH}/${await createAckLink(tx, ackKey, {
+        workspaceId: p.workspace_id, resourceId: p.resource_id, incidentId: p.incident_id, destinationId: t.id, acknowledger: t.acknowledger, now,
+      })}`
+      const message = incidentMessage(type, eventId, ts(now) as string, resource, p, extra, { ...links, ackUrl })
       const id = await queueDelivery(tx, {
         workspaceId: p.workspace_id, resourceId: p.resource_id, destinationId: t.id, channel: t.channel, incidentId: p.incident_id,
         eventType: type, reason, dedupeKey: `${key}:${t.id}`, message, now,

@@ -38,5 +38,17 @@ export const NOTIFICATION_MIGRATIONS: MigrationSet = {
         );
       `,
     },
+    {
+      version: 2,
+      name: 'per-reader read marks of the cloud inbox',
+      sql: `
+        CREATE TABLE notification_reads (
+          notification_id uuid NOT NULL REFERENCES notifications(id) ON DELETE CASCADE,
+          reader text NOT NULL,
+          read_at timestamptz NOT NULL,
+          PRIMARY KEY (notification_id, reader)
+        );
+      `,
+    },
   ],
 }

@@ -95,9 +95,11 @@ export interface ListQuery {
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-const SELECT = `SELECT n.*, n.seq::text AS seq,
-  CASE WHEN n.incident_id IS NULL THEN NULL WHEN mi.closed_at IS NULL AND mi.id IS NOT NULL THEN 'open' ELSE 'closed' END AS incident_state
-  FROM notifications n LEFT JOIN monitor_incidents mi ON mi.id = n.incident_id`
+/** The columns of a notification with its incident's state, and where they come from (inbox.ts adds to both). */
+export const NOTIFICATION_COLUMNS = `n.*, n.seq::text AS seq,
+  CASE WHEN n.incident_id IS NULL THEN NULL WHEN mi.closed_at IS NULL AND mi.id IS NOT NULL THEN 'open' ELSE 'closed' END AS incident_state`
+export const NOTIFICATION_FROM = 'notifications n LEFT JOIN monitor_incidents mi ON mi.id = n.incident_id'
+const SELECT = `SELECT ${NOTIFICATION_COLUMNS} FROM ${NOTIFICATION_FROM}`
 
 /** A page of the inbox, newest first. Reading never marks anything read. */
 export async function listNotifications(db: Sql, ws: string, q: ListQuery): Promise<{ items: NotificationView[]; next_page: number | null }> {

@@ -6,6 +6,7 @@ import { cloudMonitoringRoutes, type MonitoringRoutesOptions } from './cloud-rou
 import { desktopMonitoringRoutes } from './desktop-routes.ts'
 import { collectorRoutes } from './collector-routes.ts'
 import { monitoringExtensionRoutes } from './extension-routes.ts'
+import { overviewRoutes } from './overview-routes.ts'
 
 export type { MonitoringRoutesOptions } from './cloud-routes.ts'
 
@@ -14,4 +15,5 @@ export async function monitoringRoutes(app: FastifyInstance, opts: MonitoringRou
   await desktopMonitoringRoutes(app, opts)
   await collectorRoutes(app, opts)
   await monitoringExtensionRoutes(app, opts)
+  await overviewRoutes(app, opts)
 }
