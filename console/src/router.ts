@@ -17,6 +17,9 @@ export function parseHash(hash = location.hash): Route {
 export function href(path: string[], params?: Record<string, string | undefined | null>): string {
   const u = new URLSearchParams()
   for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null && v !== '') u.set(k, v)
+  // The time zone choice (time.ts) follows every link, unless the link sets it (null: back to UTC).
+  const tz = parseHash().params.get('tz')
+  if (tz !== null && (params === undefined || !('tz' in params))) u.set('tz', tz)
   const s = u.toString()
   return `#/${path.map(encodeURIComponent).join('/')}${s === '' ? '' : `?${s}`}`
 }
