@@ -103,7 +103,7 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     metrics.watchDatabase(db)
 
     const loader = roles.has('loader') ? await startLoaderRole(config, broker, store, metrics, cleanups, prepared.sizeCap !== false) : null
-    const monitorRole = roles.has('monitor') ? await startMonitorRole(config, db, metrics, log, cleanups, options.deliveries) : null
+    const monitorRole = roles.has('monitor') ? await startMonitorRole(config, db, store, broker, metrics, log, cleanups, options.deliveries) : null
     const api = roles.has('api')
       ? await startApiRole(config, engines, metrics, log, cleanups, {
         ownerSocket, listen: options.listen !== false, guardedDirs: embedded || nats !== null ? [config.dataDir] : [],

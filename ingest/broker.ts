@@ -304,6 +304,18 @@ export class Broker {
     return { pending: ci.num_pending, ackPending: ci.num_ack_pending, bytes: si.state.bytes }
   }
 
+  /**
+   * Receive time (ms) of the oldest message the loaders have not stored yet, null when none
+   * waits. The stream keeps messages until a loader acks them after their insert (work-queue
+   * retention), so its first message is the oldest unstored one (log checks: monitor/probes/log.ts).
+   */
+  async oldestPendingAt(): Promise<number | null> {
+    const si = await this.jsm.streams.info(this.stream)
+    if (si.state.messages === 0) return null
+    const t = Date.parse(si.state.first_ts)
+    return Number.isFinite(t) ? t : null
+  }
+
   async close(): Promise<void> {
     const cnc = this.#consumerNc
     this.#consumerNc = null

@@ -4,6 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import { createSecureContext } from 'node:tls'
 import { DEFAULT_INTERVAL_SECONDS, DEFAULT_TIMEOUT_SECONDS, type Kind } from './kinds.ts'
+import { LOG_PROPERTIES, logConfigProblems, type LogConfig } from './log-config.ts'
 
 export type ConfigIssue = Pick<ErrorObject, 'instancePath' | 'keyword' | 'params' | 'message'> & { data?: unknown }
 
@@ -31,7 +32,7 @@ export interface IcmpConfig { host: string; count: number; max_loss_percent: num
 export interface DbConfig { host: string; port: number; user?: string; database?: string; tls: TlsMode; ca?: string; auth_source?: string; ssh?: boolean }
 export interface HeartbeatConfig { grace_seconds: number; missing: 'unhealthy' | 'unknown' }
 
-export type KindConfig = HttpsConfig | TcpConfig | IcmpConfig | DbConfig | HeartbeatConfig
+export type KindConfig = HttpsConfig | TcpConfig | IcmpConfig | DbConfig | HeartbeatConfig | LogConfig
 
 export interface CheckConfig {
   /** The configuration as stored and shown: defaults filled in. */
@@ -125,6 +126,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     grace_seconds: { type: 'integer', minimum: 0, maximum: LIMITS.intervalMax, default: 30 },
     missing: { type: 'string', enum: ['unhealthy', 'unknown'], default: 'unhealthy' },
   }),
+  log: obj({ ...TIMING, ...LOG_PROPERTIES }, ['threshold']),
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true })
@@ -156,6 +158,7 @@ export function parseConfig(kind: Kind, input: unknown): { ok: true; config: Che
     if ((c.timeout_seconds as number) > interval) issues.push(issue('/timeout_seconds', 'timeout_seconds must not exceed interval_seconds', c.timeout_seconds))
   }
   if (kind === 'https') checkHttps(c as unknown as HttpsConfig, issues)
+  if (kind === 'log') for (const [path, msg] of logConfigProblems(c as unknown as LogConfig)) issues.push(issue(path, msg, c[path.slice(1)]))
   // Through a tunnel the driver dials a local socket, so the certificate cannot be checked against the host name.
   if (c.ssh === true && c.tls === 'verify') issues.push(issue('/tls', 'tls verify is not available through an SSH tunnel: use require (the tunnel itself is encrypted to a pinned host key)', c.tls))
   if (typeof c.ca === 'string') {

@@ -47,6 +47,9 @@ export const PROBE_REASONS = {
   sshAuth: 'LOOKOUT_PROBE_SSH_AUTH',
   sshTunnel: 'LOOKOUT_PROBE_SSH_TUNNEL',
   collectorSilent: 'LOOKOUT_PROBE_COLLECTOR_SILENT',
+  logThreshold: 'LOOKOUT_PROBE_LOG_THRESHOLD',
+  logUnavailable: 'LOOKOUT_PROBE_LOG_UNAVAILABLE',
+  logLagging: 'LOOKOUT_PROBE_LOG_LAGGING',
 } as const
 export type ProbeReason = (typeof PROBE_REASONS)[keyof typeof PROBE_REASONS]
 
@@ -76,4 +79,7 @@ export const MONITOR_PROBE_ERROR_CODES: Record<ProbeReason, string> = {
   LOOKOUT_PROBE_SSH_AUTH: 'the SSH server refused the resource\'s registered key (unknown: not evidence about the target)',
   LOOKOUT_PROBE_SSH_TUNNEL: 'the SSH server could not be reached or the tunnel did not open in time, or this process runs no SSH tunnels (unknown)',
   LOOKOUT_PROBE_COLLECTOR_SILENT: 'the collector that runs the check stopped reporting: its checks are unknown (silence is no evidence about the targets) and a collector_offline incident opens',
+  LOOKOUT_PROBE_LOG_THRESHOLD: 'log check: the count of matching lines in the window crossed the threshold (above: more than it; below: fewer) (down)',
+  LOOKOUT_PROBE_LOG_UNAVAILABLE: 'log check: the log store cannot answer the count (down, unreachable, timed out) or this process has no log store (unknown: never a false recovery or silence alarm)',
+  LOOKOUT_PROBE_LOG_LAGGING: 'log check: the loader\'s backlog holds lines received before the window\'s end, so the window may not be stored yet (unknown)',
 }

@@ -10,6 +10,8 @@ export const KINDS = {
   redis: 'redis',
   mongodb: 'mongodb',
   heartbeat: 'heartbeat',
+  /** Lookout extension: a count of matching log lines over a window, against a threshold (probes/log.ts). */
+  log: 'log',
 } as const
 export type Kind = (typeof KINDS)[keyof typeof KINDS]
 export const ALL_KINDS: readonly Kind[] = Object.values(KINDS)
@@ -38,6 +40,8 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<Kind, number>> = {
   redis: 64,
   mongodb: 32,
   heartbeat: 64,
+  // Count queries on the log store: a few at a time keep it free for searches and ingest.
+  log: 8,
 }
 
 export const DEFAULT_INTERVAL_SECONDS = 120
@@ -48,6 +52,9 @@ export const CONFIRMATIONS = 2
 export function isKind(s: string): s is Kind {
   return (ALL_KINDS as readonly string[]).includes(s)
 }
+
+/** Kinds that only this service's monitor processes can run (they read its own stores): never a collector's. */
+export const SERVER_ONLY_KINDS: readonly Kind[] = ['heartbeat', 'log']
 
 export function defaultLocation(kind: Kind): Location {
   return kind === 'heartbeat' ? 'heartbeat' : 'public'

@@ -15,7 +15,7 @@ import type { Entry, MonitorLogger, MonitorStats, PhaseHook, RunState } from './
 import { ResultFlusher } from './flush.ts'
 import { DEFAULT_CONCURRENCY, type Kind } from './kinds.ts'
 import { LeaseCycle } from './lease-cycle.ts'
-import { createRunners, type IcmpOptions, type Outcome } from './probes/index.ts'
+import { createRunners, type IcmpOptions, type LogSource, type Outcome } from './probes/index.ts'
 import { applyObservation } from './state.ts'
 import { CheckTable } from './table.ts'
 import { KeyInstaller, SshTunnels, type RuntimeSecrets } from './tunnel/index.ts'
@@ -38,6 +38,8 @@ export interface MonitorOptions {
   concurrency?: Partial<Record<Kind, number>>
   credentials?: CredentialPolicy
   icmp?: IcmpOptions
+  /** The log store, for log checks (the monitor role wires it); without it they are unknown. */
+  logs?: LogSource
   /** How long per-observation result rows are kept. Default 24 h. */
   resultRetentionMs?: number
   /** Most checks this process takes. Default: its fair share. */
@@ -84,7 +86,7 @@ export class Monitor {
     const run = this.#run
     this.#dispatch = new Dispatcher({
       clock, run, stats, credentials, tunnels,
-      runners: createRunners(db, { icmp: opts.icmp }),
+      runners: createRunners(db, { icmp: opts.icmp, logs: opts.logs }),
       limit: { ...DEFAULT_CONCURRENCY, ...opts.concurrency },
       leaseUntil: () => this.#leases.leaseUntil,
       onOutcome: (e, revision, epoch, out) => this.#record(e, revision, epoch, out),

@@ -72,6 +72,7 @@ export class CheckTable {
       timeoutMs: row.timeout_ms, intervalMs: row.interval_ms, graceMs: row.grace_ms, activeSince: ms(row.active_since) ?? now,
       // Only neura checks get the workspace's runtime secrets (public ones never tunnel, whatever their configuration says).
       ...(row.location === 'neura' ? { owner: { workspaceId: row.workspace_id, resourceId: row.resource_id } } : {}),
+      ...(row.kind === 'log' ? { resource: { workspaceId: row.workspace_id, resourceId: row.resource_id } } : {}),
     }
     e.enabled = row.enabled
     e.maintenanceUntil = ms(row.maintenance_until)

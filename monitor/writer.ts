@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { Database, Sql } from '../core/index.ts'
 import type { Health } from './kinds.ts'
 import type { Outcome } from './probes/outcome.ts'
+import type { LogEvidence } from './probes/log.ts'
 import type { CheckState, Effects } from './state.ts'
 
 export interface CheckIdentity {
@@ -49,6 +50,8 @@ export interface OutboxPayload {
   latency_ms: number | null
   opened_at: string
   closed_at: string | null
+  /** Log checks: the count, window, sample lines and explorer link of the deciding observation. */
+  log?: LogEvidence
 }
 
 const iso = (n: number) => new Date(n).toISOString()
@@ -140,6 +143,7 @@ export async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult
         health: p.next.health, previous_health: p.prev.health, reason: p.outcome.reason, code: p.outcome.code,
         // opened_at is filled from the incident row below (a deferred or closing notice is later than the opening).
         latency_ms: p.outcome.latencyMs, opened_at: at, closed_at: e.notify === 'incident.closed' ? at : null,
+        ...(p.outcome.details?.log !== undefined ? { log: p.outcome.details.log as LogEvidence } : {}),
       }
       outbox.push(payload)
     }

@@ -15,3 +15,5 @@ export { CLOUD_LOGS_QUERY, CLOUD_TAIL_QUERY, CLOUD_HISTOGRAM_QUERY, DESKTOP_LOGS
 export { logHistogram, bucketSeconds, HISTOGRAM_MAX_RANGE_MS } from './histogram.ts'
 export { TailUnavailableError, TailBusyError, QUERY_ERROR_CODES } from './errors.ts'
 export type { QueryErrorCode } from './errors.ts'
+export { countMatchingLines, countFiltered, COUNT_SAMPLES } from './log-count.ts'
+export type { CountedLines, CountFilters } from './log-count.ts'

@@ -56,7 +56,7 @@ export async function housekeeping(db: Database, now: number): Promise<void> {
 export function startDeliveryWorkers(db: Database, opts: DeliveryWorkerOptions): DeliveryWorkers {
   const id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   const report = (where: string) => (err: unknown) => (opts.onError ?? ((w, e) => process.emitWarning(`lookout ${w}: ${(e as Error).message}`)))(where, err)
-  const dispatcher = new AlertDispatcher(db, { workerId: id })
+  const dispatcher = new AlertDispatcher(db, { workerId: id, links: { publicUrl: opts.settings.publicUrl } })
   const sender = new AlertSender(db, opts.settings, { workerId: id, resolver: opts.resolver, retry: opts.alertRetry, observer: opts.observer, onError: report('alert sender') })
   const toaster = new Toaster(db, { sink: opts.onToast, onError: report('toast') })
   const webhooks = opts.webhooks === false ? null : new WebhookWorker(db, { workerId: id, resolver: opts.resolver, secretKey: opts.secretKey, observer: opts.observer, onError: report('webhooks') })

@@ -9,7 +9,7 @@ import type { OutboxPayload } from '../../monitor/index.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { insertIncidentNotification } from '../notifications/store.ts'
 import { queueDelivery, cancelQueued } from './deliveries.ts'
-import { ALERT_EVENT_TYPES, incidentMessage, severityOf, type AlertEventType, type ResourceInfo } from './messages.ts'
+import { ALERT_EVENT_TYPES, incidentMessage, severityOf, type AlertEventType, type MessageLinks, type ResourceInfo } from './messages.ts'
 import { policyAlerts, readPolicy, routedTargets, targetsAmong, type Target } from './routing.ts'
 import { nextEscalationAt, nextRepeatAt } from './timers.ts'
 import { wake } from '../../core/index.ts'
@@ -19,6 +19,8 @@ export interface DispatcherOptions {
   now?: () => number
   /** Outbox rows per transaction. */
   batch?: number
+  /** Links in messages (the server's public URL); default http://localhost:8080. */
+  links?: MessageLinks
 }
 
 interface OutboxRow {
@@ -38,12 +40,14 @@ export class AlertDispatcher {
   readonly #worker: string
   readonly #now: () => number
   readonly #batch: number
+  readonly #links: MessageLinks | undefined
 
   constructor(db: Database, opts: DispatcherOptions) {
     this.#db = db
     this.#worker = opts.workerId
     this.#now = opts.now ?? Date.now
     this.#batch = opts.batch ?? 50
+    this.#links = opts.links
   }
 
   /** One round: pending outbox rows, then due timers. Returns the number of deliveries queued. */
@@ -125,7 +129,7 @@ export class AlertDispatcher {
     tx: Sql, targets: readonly Target[], p: OutboxPayload, resource: ResourceInfo, now: number, type: AlertEventType,
     reason: 'initial' | 'repeat' | 'escalation', eventId: string, key: string, extra: { level?: number; repeat?: number },
   ): Promise<number> {
-    const message = incidentMessage(type, eventId, ts(now) as string, resource, p, extra)
+    const message = incidentMessage(type, eventId, ts(now) as string, resource, p, extra, this.#links)
     let n = 0
     for (const t of targets) {
       const id = await queueDelivery(tx, {

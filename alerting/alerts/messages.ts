@@ -1,7 +1,7 @@
 // What an alert says, built once when the delivery is queued and stored with
 // it, so every attempt sends the same thing: a subject and a text for mail,
 // chat and SMS, and a JSON event (schema_version 1) for webhooks.
-import type { OutboxPayload } from '../../monitor/index.ts'
+import type { LogEvidence, OutboxPayload } from '../../monitor/index.ts'
 
 export const ALERT_EVENT_TYPES = {
   opened: 'incident.opened',
@@ -43,8 +43,27 @@ export function subjectOf(p: OutboxPayload): { short: string; long: string } {
   return { short: p.check.name, long: `check "${p.check.name}" (${p.check.kind}, ${severityOf(p)})` }
 }
 
+/** Links a message carries: the server's public base URL (console links). */
+export interface MessageLinks {
+  publicUrl: string
+}
+
+/** A log check's evidence for people: the count against the threshold, the newest lines, the console link. */
+function logLines(log: LogEvidence, closed: boolean, consoleUrl: string): string[] {
+  const out = closed
+    ? [`The count has been back on the right side of the threshold (${log.comparison} ${log.threshold}) for two observations in a row: ${log.count} matching line${log.count === 1 ? '' : 's'} in the last ${log.window_seconds} s (${log.window_start} to ${log.window_end}).`]
+    : [`${log.count} matching line${log.count === 1 ? '' : 's'} in ${log.window_seconds} s (${log.window_start} to ${log.window_end}); alert when ${log.comparison} ${log.threshold}.`]
+  if (!closed && log.samples.length > 0) {
+    out.push('Newest matching lines:')
+    for (const s of log.samples) out.push(`  ${s.time} ${s.severity || '-'} ${s.message}`)
+  }
+  out.push(`The query over this window in the console: ${consoleUrl}`)
+  return out
+}
+
 export function incidentMessage(
   type: AlertEventType, eventId: string, occurredAt: string, resource: ResourceInfo, p: OutboxPayload, extra: { level?: number; repeat?: number } = {},
+  links: MessageLinks = { publicUrl: 'http://localhost:8080' },
 ): AlertMessage {
   const sev = severityOf(p)
   const what = type === ALERT_EVENT_TYPES.closed ? 'RECOVERED' : type === ALERT_EVENT_TYPES.reminder ? 'STILL DOWN'
@@ -56,6 +75,8 @@ export function incidentMessage(
     type === ALERT_EVENT_TYPES.closed ? `Recovered at ${p.closed_at ?? occurredAt}; the incident opened at ${p.opened_at}.` : `Down since ${p.opened_at}: ${p.reason}`,
     `Incident ${p.incident_id} on resource ${resource.external_id}.`,
   ]
+  const consoleUrl = p.log === undefined ? null : `${links.publicUrl}/${p.log.explorer}`
+  if (p.log !== undefined && consoleUrl !== null) lines.push(...logLines(p.log, type === ALERT_EVENT_TYPES.closed, consoleUrl))
   if (type !== ALERT_EVENT_TYPES.closed) lines.push('Acknowledge the incident to stop reminders and escalation.')
   return {
     subject,
@@ -73,6 +94,7 @@ export function incidentMessage(
         kind: p.check === null ? 'collector_offline' : 'check',
         check: p.check === null ? null : { id: p.check.id, name: p.check.name, kind: p.check.kind, required: p.check.required },
         source: p.source ?? null,
+        ...(p.log === undefined ? {} : { log: { ...p.log, console_url: consoleUrl } }),
       },
       ...(extra.level !== undefined ? { escalation_level: extra.level } : {}),
       ...(extra.repeat !== undefined ? { repeat: extra.repeat } : {}),

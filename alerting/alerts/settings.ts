@@ -13,12 +13,17 @@ export interface AlertSettings {
   smsUrl: string | undefined
   /** LOOKOUT_SMS_TOKEN: sent as a bearer token to the SMS provider, when set. */
   smsToken: string | undefined
+  /**
+   * LOOKOUT_PUBLIC_URL: where people reach this server (the console and acknowledge links in
+   * alert messages), e.g. https://lookout.example.com. Default http://localhost:<LOOKOUT_PORT>.
+   */
+  publicUrl: string
   /** The desktop service: alerts stay on this machine (no email, SMS, Slack, Discord; webhooks to loopback only). */
   local?: boolean
 }
 
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
-  allowPrivate: false, smtpUrl: undefined, smtpFrom: 'lookout@localhost', smsUrl: undefined, smsToken: undefined,
+  allowPrivate: false, smtpUrl: undefined, smtpFrom: 'lookout@localhost', smsUrl: undefined, smsToken: undefined, publicUrl: 'http://localhost:8080',
 }
 
 /**
@@ -56,5 +61,6 @@ export function alertSettings(env: Env): AlertSettings {
     smtpFrom: from,
     smsUrl: url(env, 'LOOKOUT_SMS_URL', ['http', 'https']),
     smsToken: env.LOOKOUT_SMS_TOKEN || undefined,
+    publicUrl: (url(env, 'LOOKOUT_PUBLIC_URL', ['http', 'https']) ?? `http://localhost:${env.LOOKOUT_PORT || 8080}`).replace(/\/+$/, ''),
   }
 }

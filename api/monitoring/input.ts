@@ -67,6 +67,9 @@ export class Problems {
         ? 'a heartbeat check has location heartbeat'
         : 'location heartbeat is only for heartbeat checks', 'value_error', loc))
     }
+    if (loc === 'collector' && kind === 'log') {
+      this.add(detail(this.#places.location, 'a log check reads this service\'s log store: a collector cannot run it (use public)', 'value_error', loc))
+    }
     return loc
   }
 

@@ -99,7 +99,7 @@ export async function overviewRoutes(app: FastifyInstance, opts: { db: Database 
     const observations = incident.check_id === null ? [] : await recentObservations(db, incident.check_id)
     const refs = await resourceRefs(db, ws, [rid])
     // A log check's evidence: the lines of the observation that confirmed the incident, else of the latest one.
-    const evidence = (checkRow?.kind as string | undefined) === 'log' ? (confirming[confirming.length - 1] ?? observations[0])?.details?.log ?? null : null
+    const evidence = checkRow?.kind === 'log' ? (confirming[confirming.length - 1] ?? observations[0])?.details?.log ?? null : null
     return {
       incident: incidentBody(incident, refOf(refs, rid), alert, now),
       check: checkRow === null ? null : toCheckView(checkRow, now),

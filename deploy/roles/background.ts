@@ -10,6 +10,7 @@ import { startDeliveryWorkers, type DeliveryWorkerOptions, type DeliveryWorkers 
 import { CollectorWatch, Monitor } from '../../monitor/index.ts'
 import type { LookoutConfig } from '../config.ts'
 import type { Cleanups } from './cleanups.ts'
+import { StoreLogSource } from './log-source.ts'
 
 export async function startLoaderRole(
   config: LookoutConfig, broker: Broker, store: LogStore, metrics: LookoutMetrics, cleanups: Cleanups, sizeCap: boolean,
@@ -28,13 +29,15 @@ export interface MonitorRole {
 }
 
 export async function startMonitorRole(
-  config: LookoutConfig, db: Database, metrics: LookoutMetrics, log: Logger | null, cleanups: Cleanups,
+  config: LookoutConfig, db: Database, store: LogStore, broker: Broker | null, metrics: LookoutMetrics, log: Logger | null, cleanups: Cleanups,
   deliveries: Partial<Omit<DeliveryWorkerOptions, 'settings' | 'secretKey'>> | undefined,
 ): Promise<MonitorRole> {
   // Probe credentials: LOOKOUT_SECRET_* variables, or files under <data dir>/secrets.
   const monitor = new Monitor(db, {
     credentials: { fileDirs: [join(config.dataDir, 'secrets')] },
     observer: metrics,
+    // Log checks count lines in this deployment's log store.
+    logs: new StoreLogSource(store, broker),
     // The monitor role is the managed runtime: it holds the workspace's runtime secrets (resource SSH keys) for neura checks.
     ...(config.secretKey === undefined ? {} : { runtime: new SshKeyRuntime(db, config.secretKey), sshWorkDir: join(config.dataDir, 'ssh') }),
     ...(log === null ? {} : { logger: log.child({ role: 'monitor' }) }),

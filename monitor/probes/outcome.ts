@@ -28,6 +28,8 @@ export interface ProbeTarget {
   activeSince: number
   /** Whose check it is: the SSH tunnel of a neura check uses this resource's registered key. */
   owner?: { workspaceId: string; resourceId: string }
+  /** The check's resource, for kinds that read this service's own stores (log). */
+  resource?: { workspaceId: string; resourceId: string }
 }
 
 export interface ProbeContext {

@@ -101,8 +101,9 @@ export const SCHEMAS: Record<string, SchemaSpec> = {
     channel: 'str? {email,sms,webhook,slack,discord}', address: 'str? max 2048', shared: 'bool?', enabled: 'bool?', paused: 'bool?',
     consent: 'bool?', code: 'str? max 64', action: 'str? {subscribe,defaults,unsubscribe}', channels: 'obj?', configuration: 'obj?',
   }),
+  // kind log: a Lookout extension (issue 33: a count of matching log lines against a threshold, monitor/README.md).
   MonitorChange: fs({
-    id: 'uuid?', name: 'str? 1..100', kind: 'str? {https,tcp,icmp,postgresql,mysql,mariadb,redis,mongodb,heartbeat}',
+    id: 'uuid?', name: 'str? 1..100', kind: 'str? {https,tcp,icmp,postgresql,mysql,mariadb,redis,mongodb,heartbeat,log}',
     location: 'str? {public,neura,collector,heartbeat}', configuration: 'obj?', source_id: 'uuid?', credential: 'obj?',
     enabled: 'bool?', required: 'bool?', maintenance_until: 'datetime?',
   }),
