@@ -2,8 +2,8 @@
 // (opened, the observations that confirmed it, each notification and its
 // result, acknowledgement, escalations, resolution), the check's recent
 // observations and, for a log check, the matching lines with a link to the explorer.
-import { useEffect, useState } from 'preact/hooks'
-import { api, resPath } from '../api.ts'
+import { resPath } from '../api.ts'
+import { usePolled } from '../poll.ts'
 import { href, type Route } from '../router.ts'
 import { STATE_LABEL, latencyOf, stateOf, target, who } from '../components/check-state.ts'
 import { ResponseTimes, UptimeBar, UptimeLegend } from '../components/uptime.tsx'
@@ -11,11 +11,14 @@ import { EVENT_WORDS, acknowledge, deliveryResult, type IncidentPage as Body, ty
 import { fmtDateTime, fmtDuration, fmtSince } from '../time.ts'
 import type { Session } from '../types.ts'
 
-function describe(e: TimelineEntry, me: string | null): string {
+/** A log check's reason quotes its lines; the page shows them as a table, so the sentence stops before them. */
+const brief = (reason: string, log: boolean) => (log ? reason.replace(/; newest: .*$/s, '') : reason)
+
+function describe(e: TimelineEntry, me: string | null, log: boolean): string {
   const s = (k: string) => (e[k] == null ? '' : String(e[k]))
   switch (e.type) {
-    case 'observation': return `Observation ${s('status')}${s('reason') !== '' ? `: ${s('reason')}` : ''}`
-    case 'opened': return `Incident opened: ${s('reason')}`
+    case 'observation': return `Observation ${s('status')}${s('reason') !== '' ? `: ${brief(s('reason'), log)}` : ''}`
+    case 'opened': return `Incident opened: ${brief(s('reason'), log)}`
     case 'notification': {
       const to = s('destination_label') || s('destination')
       const result = s('state') === 'delivered' ? 'delivered' : s('state') === 'failed' ? `failed${s('last_error') !== '' ? ` (${s('last_error')})` : s('last_status') !== '' ? ` (HTTP ${s('last_status')})` : ''}` : s('state')
@@ -54,26 +57,11 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
   const ws = session.me.workspace.id
   const [rid = '', id = ''] = route.path.slice(1)
   const canWrite = session.me.credential.scopes.includes('resources:write')
-  const [data, setData] = useState<Body | null>(null)
-  const [error, setError] = useState('')
-  const [tick, setTick] = useState(0)
-  useEffect(() => {
-    const t = setInterval(() => setTick((n) => n + 1), 5000)
-    return () => clearInterval(t)
-  }, [])
-  useEffect(() => {
-    let live = true
-    api<Body>('GET', `${resPath(ws, rid)}/monitoring/incidents/${encodeURIComponent(id)}`).then((d) => {
-      if (!live) return
-      setData(d)
-      setError('')
-    }, (e: Error) => live && setError(e.message))
-    return () => { live = false }
-  }, [ws, rid, id, tick])
+  const { data, error, setError, refresh } = usePolled<Body>(`${resPath(ws, rid)}/monitoring/incidents/${encodeURIComponent(id)}`, 5000)
   const ack = async () => {
     try {
       await acknowledge(ws, rid, id)
-      setTick((n) => n + 1)
+      refresh()
     } catch (e) {
       setError((e as Error).message)
     }
@@ -96,7 +84,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
         <section class="card" aria-label="Incident">
           <dl class="kv">
             <dt>Opened</dt><dd>{fmtDateTime(i.opened_at)}{i.state === 'open' ? ` (open for ${fmtDuration(i.age_seconds * 1000)})` : ''}</dd>
-            <dt>Reason</dt><dd>{i.open_reason}</dd>
+            <dt>Reason</dt><dd>{brief(i.open_reason, data.log !== null)}</dd>
             {i.closed_at !== null && <><dt>Resolved</dt><dd>{fmtDateTime(i.closed_at)}{i.close_reason !== null ? `: ${i.close_reason}` : ''}</dd></>}
             <dt>Severity</dt><dd>{i.severity ?? <span class="muted">no alert route</span>}{i.escalation_level > 0 ? ` · escalation level ${i.escalation_level}` : ''}{i.repeats > 0 ? ` · ${i.repeats} reminder(s)` : ''}</dd>
             <dt>Acknowledged</dt>
@@ -109,7 +97,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
         <section class="card" aria-labelledby="timeline-h">
           <h2 id="timeline-h">Timeline</h2>
           <ol class="timeline">
-            {data.timeline.map((e, n) => <li key={n} class={`t-${e.type}`} data-type={e.type}><span class="muted small mono">{fmtDateTime(e.at)}</span><div>{describe(e, me)}</div></li>)}
+            {data.timeline.map((e, n) => <li key={n} class={`t-${e.type}`} data-type={e.type}><span class="muted small mono">{fmtDateTime(e.at)}</span><div>{describe(e, me, data.log !== null)}</div></li>)}
           </ol>
         </section>
         <section class="card" aria-labelledby="obs-h">

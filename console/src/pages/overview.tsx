@@ -2,8 +2,8 @@
 // attention on every resource the token reaches (no picker to switch), the open
 // incidents with their age and acknowledgement, and the alerts sent. One call:
 // GET P/monitoring/overview.
-import { useEffect, useState } from 'preact/hooks'
-import { api, wsPath } from '../api.ts'
+import { wsPath } from '../api.ts'
+import { usePolled } from '../poll.ts'
 import { href } from '../router.ts'
 import { STATE_LABEL, latencyText, stateSince, target, who } from '../components/check-state.ts'
 import { EVENT_WORDS, acknowledge, deliveryResult, type Incident, type Overview as OverviewBody } from '../on-call.ts'
@@ -19,26 +19,11 @@ function Stat({ n, label, state }: { n: number; label: string; state: string }) 
 export function Overview({ session }: { session: Session }) {
   const ws = session.me.workspace.id
   const canWrite = session.me.credential.scopes.includes('resources:write')
-  const [data, setData] = useState<OverviewBody | null>(null)
-  const [error, setError] = useState('')
-  const [tick, setTick] = useState(0)
-  useEffect(() => {
-    const t = setInterval(() => setTick((n) => n + 1), REFRESH_MS)
-    return () => clearInterval(t)
-  }, [])
-  useEffect(() => {
-    let live = true
-    api<OverviewBody>('GET', `${wsPath(ws)}/monitoring/overview?limit=30`).then((d) => {
-      if (!live) return
-      setData(d)
-      setError('')
-    }, (e: Error) => live && setError(e.message))
-    return () => { live = false }
-  }, [ws, tick])
+  const { data, error, setError, refresh } = usePolled<OverviewBody>(`${wsPath(ws)}/monitoring/overview?limit=30`, REFRESH_MS)
   const ack = async (i: Incident) => {
     try {
       await acknowledge(ws, i.resource.id, i.id)
-      setTick((n) => n + 1)
+      refresh()
     } catch (e) {
       setError((e as Error).message)
     }
