@@ -174,8 +174,17 @@ t.test('the check form: fields per kind, every problem at once, each at its fiel
   await page.getByLabel('Name').fill('orders primary')
   main.clear() // the 422 above was the point
   await page.getByRole('button', { name: 'Create check' }).click()
-  await page.locator('tr[data-check]', { hasText: 'orders primary' }).waitFor()
+  const created = page.locator('tr[data-check]', { hasText: 'orders primary' })
+  await created.waitFor()
   t.equal(await page.locator('.check-form').count(), 0, 'the form closed')
+  // Delete offers a second step before it acts.
+  await created.getByRole('button', { name: 'Edit' }).click()
+  await page.getByRole('button', { name: 'Delete check' }).click()
+  await page.getByRole('group', { name: 'Confirm deletion' }).waitFor()
+  await shot(page, 'check-form-delete')
+  await page.getByRole('button', { name: 'Yes, delete' }).click()
+  await created.waitFor({ state: 'detached' })
+  t.notOk((await lk.req('GET', `${P(front)}/monitoring`)).body.checks.some((c: { name: string }) => c.name === 'orders primary'), 'gone from the API too')
   t.same(main.problems, [])
 })
 
@@ -205,7 +214,10 @@ t.test('a heartbeat check: push URL and token shown once with an example; the to
   t.equal(await page.getByText(token).count(), 0, 'the token is gone from the page')
   // No more beats: each second is a missed one.
   const bar = page.locator(`tr[data-check="${checkId}"] .uptime`)
-  await bar.locator('i.u-missing').first().waitFor({ timeout: 30_000 })
+  await bar.locator('i.u-missing').first().waitFor({ timeout: 60_000 }).catch(async (err: Error) => {
+    const api = (await lk.req('GET', `${P(back)}/monitoring/results?check_id=${checkId}&limit=5`)).body
+    throw new Error(`${err.message.split('\n')[0]}; bar: ${await bar.getAttribute('aria-label')}; results: ${JSON.stringify(api)}`)
+  })
   const looks = await bar.evaluate((el) => {
     // Runs in the page: the DOM's getComputedStyle, which Node's types do not declare.
     const css = (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundImage: string; backgroundColor: string } }).getComputedStyle

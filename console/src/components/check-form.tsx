@@ -1,4 +1,4 @@
-// Create or edit a check: fields per kind (check-fields.ts), every
+// Create, edit or delete a check: fields per kind (check-fields.ts), every
 // problem the API finds shown at once, each beside its field and in a summary.
 import { useState } from 'preact/hooks'
 import { ApiError, api, resPath } from '../api.ts'
@@ -26,6 +26,7 @@ export interface FormProps {
   check: Check | null
   draft?: Draft | undefined
   onSaved: (check: Check, rid: string, created: boolean) => void
+  onDeleted: () => void
   onCancel: () => void
 }
 
@@ -52,7 +53,7 @@ function FieldInput({ f, value, error, onChange }: { f: Field; value: string | b
   )
 }
 
-export function CheckForm({ ws, resources, rid: initialRid, check, draft, onSaved, onCancel }: FormProps) {
+export function CheckForm({ ws, resources, rid: initialRid, check, draft, onSaved, onDeleted, onCancel }: FormProps) {
   const [rid, setRid] = useState(initialRid)
   const [name, setName] = useState(check?.name ?? draft?.name ?? '')
   const [kind, setKind] = useState(check?.kind ?? draft?.kind ?? 'https')
@@ -60,6 +61,7 @@ export function CheckForm({ ws, resources, rid: initialRid, check, draft, onSave
   const [required, setRequired] = useState(check?.required ?? true)
   const [problems, setProblems] = useState<Problem[]>([])
   const [busy, setBusy] = useState(false)
+  const [confirmDelete, setConfirmDelete] = useState(false)
   // Keys the form does not show survive an edit of the same kind; a new kind starts clean.
   const base = check !== null && kind === check.kind ? check.configuration : kind === draft?.kind ? draft.base : {}
 
@@ -79,6 +81,19 @@ export function CheckForm({ ws, resources, rid: initialRid, check, draft, onSave
           const label = field === null ? 'Configuration' : field === 'name' ? 'Name' : FIELDS[kind]?.find((f) => f.key === field)?.label ?? field
           return { field, text: `${label}: ${d.msg ?? 'invalid'}` }
         }))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const remove = async () => {
+    if (check === null) return
+    setBusy(true)
+    try {
+      await api('POST', `${resPath(ws, rid)}/monitoring/actions`, { id: check.id, revision: check.revision, action: 'delete' })
+      onDeleted()
+    } catch (err) {
+      setProblems([{ field: null, text: (err as Error).message }])
+      setConfirmDelete(false)
     } finally {
       setBusy(false)
     }
@@ -128,6 +143,14 @@ export function CheckForm({ ws, resources, rid: initialRid, check, draft, onSave
       <div class="row">
         <button class="btn primary" type="submit" disabled={busy}>{check === null ? 'Create check' : 'Save'}</button>
         <button class="btn ghost" type="button" onClick={onCancel}>Cancel</button>
+        {check !== null && !confirmDelete && <button class="btn danger push-right" type="button" onClick={() => setConfirmDelete(true)}>Delete check</button>}
+        {check !== null && confirmDelete && (
+          <span class="push-right confirm" role="group" aria-label="Confirm deletion">
+            <span>Delete “{check.name}” and its observations? Its open incident closes.</span>
+            <button class="btn danger" type="button" disabled={busy} onClick={() => void remove()}>Yes, delete</button>
+            <button class="btn" type="button" onClick={() => setConfirmDelete(false)}>Keep it</button>
+          </span>
+        )}
       </div>
     </form>
   )

@@ -124,11 +124,11 @@ export function Monitoring({ session, route }: { session: Session; route: Route 
       {secret !== null && <HeartbeatSecretPanel secret={secret} onClose={() => setSecret(null)} />}
       {creating && canWrite && (
         <CheckForm key={route.params.toString()} ws={ws} resources={session.resources} rid={rid} check={null} draft={draftOf(route.params)}
-          onSaved={(c, r, created) => void saved(c, r, created)} onCancel={() => navigate(['monitoring', rid])} />
+          onSaved={(c, r, created) => void saved(c, r, created)} onDeleted={() => navigate(['monitoring', rid])} onCancel={() => navigate(['monitoring', rid])} />
       )}
       {!creating && editing !== null && (
         <CheckForm key={editing.id} ws={ws} resources={session.resources} rid={rid} check={editing}
-          onSaved={(c, r, created) => void saved(c, r, created)} onCancel={() => setEditing(null)} />
+          onSaved={(c, r, created) => void saved(c, r, created)} onDeleted={() => { setEditing(null); setTick((n) => n + 1) }} onCancel={() => setEditing(null)} />
       )}
       <section class="card" aria-labelledby="incidents-h">
         <h2 id="incidents-h">Open incidents <span class="count">{open.length}</span></h2>
