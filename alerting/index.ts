@@ -18,6 +18,8 @@ export type { DeliveryWorkers, DeliveryWorkerOptions } from './alerts/background
 export { alertDeliveriesView, recentIncidentDeliveries, deliveriesOfIncident } from './alerts/deliveries.ts'
 export type { AlertDeliveryView } from './alerts/deliveries.ts'
 export { incidentAlertStates, NO_ALERT_STATE } from './alerts/incident-state.ts'
+export { ACK_PATH, ackLinkKey, confirmAckLink, readAckLink } from './alerts/ack-links.ts'
+export type { AckLinkView } from './alerts/ack-links.ts'
 export type { IncidentAlertState } from './alerts/incident-state.ts'
 export { inboxPage, inboxUnread, inboxMark, inboxReadAll, INBOX_FILTERS, INBOX_ACTIONS, INBOX_MAX_LIMIT } from './notifications/inbox.ts'
 export type { InboxFilter, InboxAction, Reader } from './notifications/inbox.ts'

@@ -31,6 +31,7 @@ import { alertRoutes } from './alerts/routes.ts'
 import type { AlertSettings } from '../alerting/index.ts'
 import { notificationRoutes } from './notifications/routes.ts'
 import { inboxRoutes } from './notifications/inbox-routes.ts'
+import { ackRoutes } from './alerts/ack-routes.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 import { desktopRoutes } from './desktop/routes.ts'
 import { portalRoutes } from './portal/routes.ts'
@@ -207,6 +208,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(alertRoutes, { db: opts.db, settings: opts.alerts })
   await app.register(notificationRoutes, { db: opts.db, refresh: opts.desktop === undefined ? undefined : (ws) => (opts.desktop as DesktopService).portal.refreshNotifications(ws) })
   await app.register(inboxRoutes, { db: opts.db, cursors })
+  await app.register(ackRoutes, { db: opts.db })
   await app.register(webhookRoutes, { db: opts.db, cursors, secretKey: opts.secretKey })
   await app.register(grantRoutes, { db: opts.db })
   if (opts.desktop !== undefined) {

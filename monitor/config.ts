@@ -8,7 +8,7 @@ import { LOG_PROPERTIES, logConfigProblems, type LogConfig } from './log-config.
 
 export type ConfigIssue = Pick<ErrorObject, 'instancePath' | 'keyword' | 'params' | 'message'> & { data?: unknown }
 
-export type TlsMode = 'disable' | 'require' | 'verify'
+export type TlsMode = 'disable' | 'prefer' | 'require' | 'verify'
 
 export interface HttpsConfig {
   url: string
@@ -24,6 +24,8 @@ export interface HttpsConfig {
   tls_verify: boolean
   ca?: string
   cert_expiry_warn_days: number
+  /** Down (LOOKOUT_PROBE_CERT_EXPIRING) when fewer days are left; absent: never. */
+  cert_expiry_alert_days?: number
   credential_header?: string
   ssh?: boolean
 }
@@ -77,6 +79,8 @@ const db = (port: number, extra: Record<string, object> = {}) => obj({
 }, ['host'])
 
 const tunnelled = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, ssh: SSH } })
+/** PostgreSQL also takes libpq's `prefer` (TLS when the server offers it, else plain). */
+const withPrefer = (schema: ReturnType<typeof db>) => ({ ...schema, properties: { ...schema.properties, tls: { ...TLS, enum: ['disable', 'prefer', 'require', 'verify'] } } })
 
 export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
   https: obj({
@@ -98,6 +102,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     tls_verify: { type: 'boolean', default: true },
     ca: PEM,
     cert_expiry_warn_days: { type: 'integer', minimum: 0, maximum: 3650, default: 14 },
+    cert_expiry_alert_days: { type: 'integer', minimum: 1, maximum: 3650 },
     credential_header: { type: 'string', minLength: 1, maxLength: 100, pattern: HEADER_NAME },
     ssh: SSH,
   }, ['url']),
@@ -116,7 +121,7 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
     max_loss_percent: { type: 'number', minimum: 0, maximum: 100, default: 50 },
     max_rtt_ms: { type: 'number', exclusiveMinimum: 0, maximum: 600_000 },
   }, ['host']),
-  postgresql: tunnelled(db(5432)),
+  postgresql: tunnelled(withPrefer(db(5432))),
   mysql: tunnelled(db(3306)),
   mariadb: tunnelled(db(3306)),
   redis: tunnelled(db(6379)),

@@ -46,6 +46,8 @@ export { acceptObservations, MAX_OBSERVATIONS_PER_PUSH } from './collectors/obse
 export type { CollectorObservation, PushResult } from './collectors/observations.ts'
 export { CollectorWatch } from './collectors/watch.ts'
 export { listResults, MAX_RESULTS_LISTED } from './results.ts'
+export { uptimeOf } from './uptime.ts'
+export type { Uptime } from './uptime.ts'
 export {
   attentionChecks, attentionOf, openIncidentsOf, findIncident, confirmingObservations, recentObservations, OVERVIEW_MAX_ITEMS, INCIDENT_OBSERVATIONS,
 } from './overview.ts'

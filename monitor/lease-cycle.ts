@@ -5,6 +5,7 @@
 import type { Database } from '../core/index.ts'
 import type { Clock } from './clock.ts'
 import type { MonitorLogger, PhaseHook, RunState } from './entry.ts'
+import { pruneUptime } from './uptime.ts'
 import {
   changedChecks, checksById, claimChecks, heldChecks, pruneResults, purgeWorkers, registerWorker, releaseLeases, removeWorker, renewWorker, shareOf,
   shareSignature,
@@ -150,6 +151,8 @@ export class LeaseCycle {
       await purgeWorkers(db, now - WORKER_PURGE_LEASES * leaseMs)
       // A chunk per round until the backlog is gone.
       this.#pruning = await this.#prune(now - this.#o.retentionMs)
+      // Hour buckets are few (one per check and hour): one chunk per round keeps up.
+      await pruneUptime(this.#o.db, now, PRUNE_PAGE_EMBEDDED)
     }
   }
 

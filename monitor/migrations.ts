@@ -141,5 +141,19 @@ export const MONITOR_MIGRATIONS: MigrationSet = {
         );
       `,
     },
+    {
+      version: 2,
+      name: 'hourly uptime counts per check',
+      sql: `
+        CREATE TABLE monitor_uptime_hours (
+          check_id uuid NOT NULL,
+          hour timestamptz NOT NULL,
+          up integer NOT NULL DEFAULT 0,
+          down integer NOT NULL DEFAULT 0,
+          PRIMARY KEY (check_id, hour)
+        );
+        CREATE INDEX monitor_uptime_hours_age ON monitor_uptime_hours (hour);
+      `,
+    },
   ],
 }

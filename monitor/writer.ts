@@ -9,6 +9,7 @@ import type { Database, Sql } from '../core/index.ts'
 import type { Health } from './kinds.ts'
 import type { Outcome } from './probes/outcome.ts'
 import type { LogEvidence } from './probes/log.ts'
+import { recordUptime } from './uptime.ts'
 import type { CheckState, Effects } from './state.ts'
 
 export interface CheckIdentity {
@@ -72,6 +73,7 @@ export async function writeResults(db: Database, worker: string, now: number, ba
       for (const k of await writeChunk(tx, worker, now, batch.slice(i, i + WRITE_CHUNK))) ok.add(k)
     }
     const accepted = new Set(batch.filter((p) => ok.has(`${p.check.id}/${p.revision}/${p.epoch}`)))
+    if (accepted.size > 0) await recordUptime(tx, [...accepted].map((p) => ({ id: p.check.id, observed_at: iso(p.observedAt), status: p.outcome.status })))
     if (accepted.size > 0) {
       if (db.embedded) await yieldTurn()
       await insertEffects(tx, accepted)

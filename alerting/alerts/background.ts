@@ -50,6 +50,8 @@ export async function housekeeping(db: Database, now: number): Promise<void> {
   await db.query(`DELETE FROM alert_deliveries WHERE created_at < $1 AND state <> 'queued'`, [cutoff])
   await db.query('DELETE FROM alert_operations WHERE created_at < $1', [cutoff])
   await db.query('DELETE FROM alert_incidents WHERE closed_at < $1', [cutoff])
+  // A link outlives its incident only as a "this link has expired" answer.
+  await db.query('DELETE FROM alert_ack_links WHERE created_at < $1', [cutoff])
   await expireNotifications(db, now)
 }
 

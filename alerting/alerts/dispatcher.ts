@@ -12,6 +12,7 @@ import { queueDelivery, cancelQueued } from './deliveries.ts'
 import { ALERT_EVENT_TYPES, incidentMessage, severityOf, type AlertEventType, type MessageLinks, type ResourceInfo } from './messages.ts'
 import { policyAlerts, readPolicy, routedTargets, targetsAmong, type Target } from './routing.ts'
 import { nextEscalationAt, nextRepeatAt } from './timers.ts'
+import { ACK_PATH, ackLinkKey, createAckLink } from './ack-links.ts'
 import { wake } from '../../core/index.ts'
 
 export interface DispatcherOptions {
@@ -41,6 +42,7 @@ export class AlertDispatcher {
   readonly #now: () => number
   readonly #batch: number
   readonly #links: MessageLinks | undefined
+  #ackKey: Buffer | null = null
 
   constructor(db: Database, opts: DispatcherOptions) {
     this.#db = db
@@ -129,9 +131,15 @@ export class AlertDispatcher {
     tx: Sql, targets: readonly Target[], p: OutboxPayload, resource: ResourceInfo, now: number, type: AlertEventType,
     reason: 'initial' | 'repeat' | 'escalation', eventId: string, key: string, extra: { level?: number; repeat?: number },
   ): Promise<number> {
-    const message = incidentMessage(type, eventId, ts(now) as string, resource, p, extra, this.#links)
+    const links = this.#links ?? { publicUrl: 'http://localhost:8080' }
+    const ackKey = type === ALERT_EVENT_TYPES.closed ? null : (this.#ackKey ??= await ackLinkKey(tx))
     let n = 0
     for (const t of targets) {
+      // Each recipient gets its own acknowledge link (it acknowledges as that person); a recovery has none.
+      const ackUrl = ackKey === null ? undefined : `${links.publicUrl}${ACK_PATH}/${await createAckLink(tx, ackKey, {
+        workspaceId: p.workspace_id, resourceId: p.resource_id, incidentId: p.incident_id, destinationId: t.id, acknowledger: t.acknowledger, now,
+      })}`
+      const message = incidentMessage(type, eventId, ts(now) as string, resource, p, extra, { ...links, ackUrl })
       const id = await queueDelivery(tx, {
         workspaceId: p.workspace_id, resourceId: p.resource_id, destinationId: t.id, channel: t.channel, incidentId: p.incident_id,
         eventType: type, reason, dedupeKey: `${key}:${t.id}`, message, now,

@@ -46,6 +46,8 @@ export function subjectOf(p: OutboxPayload): { short: string; long: string } {
 /** Links a message carries: the server's public base URL (console links). */
 export interface MessageLinks {
   publicUrl: string
+  /** The recipient's acknowledge link (absent on a recovery notice). */
+  ackUrl?: string
 }
 
 /** A log check's evidence for people: the count against the threshold, the newest lines, the console link. */
@@ -77,7 +79,11 @@ export function incidentMessage(
   ]
   const consoleUrl = p.log === undefined ? null : `${links.publicUrl}/${p.log.explorer}`
   if (p.log !== undefined && consoleUrl !== null) lines.push(...logLines(p.log, type === ALERT_EVENT_TYPES.closed, consoleUrl))
-  if (type !== ALERT_EVENT_TYPES.closed) lines.push('Acknowledge the incident to stop reminders and escalation.')
+  if (type !== ALERT_EVENT_TYPES.closed) {
+    // Second line: chat messages are cut at their length limit, the link must survive it.
+    if (links.ackUrl === undefined) lines.push('Acknowledge the incident to stop reminders and escalation.')
+    else lines.splice(1, 0, `Acknowledge (stops reminders and escalation): ${links.ackUrl}`)
+  }
   return {
     subject,
     text: lines.join('\n'),
@@ -96,6 +102,7 @@ export function incidentMessage(
         source: p.source ?? null,
         ...(p.log === undefined ? {} : { log: { ...p.log, console_url: consoleUrl } }),
       },
+      ...(links.ackUrl !== undefined ? { acknowledge_url: links.ackUrl } : {}),
       ...(extra.level !== undefined ? { escalation_level: extra.level } : {}),
       ...(extra.repeat !== undefined ? { repeat: extra.repeat } : {}),
     },

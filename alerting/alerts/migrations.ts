@@ -125,5 +125,23 @@ export const ALERT_MIGRATIONS: MigrationSet = {
         CREATE INDEX alert_operations_age ON alert_operations (created_at);
       `,
     },
+    {
+      version: 2,
+      name: 'acknowledge links of alert messages',
+      sql: `
+        CREATE TABLE alert_ack_links (
+          id text PRIMARY KEY,
+          workspace_id uuid NOT NULL,
+          resource_id uuid NOT NULL,
+          incident_id uuid NOT NULL,
+          destination_id uuid NOT NULL,
+          acknowledger text NOT NULL,
+          created_at timestamptz NOT NULL,
+          used_at timestamptz,
+          UNIQUE (incident_id, destination_id)
+        );
+        CREATE INDEX alert_ack_links_age ON alert_ack_links (created_at);
+      `,
+    },
   ],
 }

@@ -20,6 +20,7 @@ import { CODE_ATTEMPTS, destinationView, lockDestination, type DestinationRow } 
 import { ALERT_EVENT_TYPES, testMessage, verificationMessage, type ResourceInfo } from './messages.ts'
 import { readPolicy } from './routing.ts'
 import { retimeIncidents } from './timers.ts'
+import { acknowledgeIncident } from './acknowledge.ts'
 import { POLICY_CONFIGURATION, policyOf, type AlertValues, type Operation, type PolicyConfiguration } from './schemas.ts'
 import type { AlertSettings } from './settings.ts'
 
@@ -323,25 +324,15 @@ async function pauseRoute(ctx: OperationCtx, v: AlertValues): Promise<Outcome> {
 async function acknowledge(ctx: OperationCtx, v: AlertValues): Promise<Outcome> {
   need(v, 'incident_id')
   const id = (v.incident_id as string).toLowerCase()
-  const inc = await ctx.tx.query<{ opened_at: Date; closed_at: Date | null }>(
-    'SELECT opened_at, closed_at FROM monitor_incidents WHERE id = $1 AND workspace_id = $2 AND resource_id = $3', [id, ctx.ws, ctx.rid])
-  const incident = inc.rows[0]
-  if (incident === undefined) throw new NotFoundError('incident')
-  if (incident.closed_at !== null) throw new AlertIncidentClosedError()
-  const r = await ctx.tx.query<{ acknowledged_at: Date; acknowledged_by: string }>(
-    `INSERT INTO alert_incidents (incident_id, workspace_id, resource_id, opened_at, acknowledged_at, acknowledged_by)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (incident_id) DO UPDATE SET acknowledged_at = COALESCE(alert_incidents.acknowledged_at, EXCLUDED.acknowledged_at),
-       acknowledged_by = COALESCE(alert_incidents.acknowledged_by, EXCLUDED.acknowledged_by), next_repeat_at = NULL, next_escalation_at = NULL
-     RETURNING acknowledged_at, acknowledged_by`, [id, ctx.ws, ctx.rid, incident.opened_at, ts(ctx.now), ctx.actor])
-  const cancelled = await cancelQueued(ctx.tx, { incidentId: id, reasons: ['repeat', 'escalation'] }, 'cancelled: the incident was acknowledged')
-  const row = r.rows[0] as { acknowledged_at: Date; acknowledged_by: string }
+  const r = await acknowledgeIncident(ctx.tx, ctx.ws, ctx.rid, id, ctx.actor, ctx.now)
+  if (r === 'missing') throw new NotFoundError('incident')
+  if (r === 'closed') throw new AlertIncidentClosedError()
   return {
     status: 200,
     body: {
       operation: 'acknowledge',
-      incident: { id, state: 'open', acknowledged_at: new Date(row.acknowledged_at).toISOString(), acknowledged_by: row.acknowledged_by },
-      cancelled_deliveries: cancelled,
+      incident: { id, state: 'open', acknowledged_at: r.acknowledged_at, acknowledged_by: r.acknowledged_by },
+      cancelled_deliveries: r.cancelled,
     },
   }
 }

@@ -10,12 +10,15 @@ import { policyOf, type PolicyConfiguration } from './schemas.ts'
 export interface Target {
   id: string
   channel: Channel
+  /** Who acknowledges through this destination's links: its owner, or the shared destination itself. */
+  acknowledger: string
 }
 
 interface TargetRow {
   id: string
   channel: Channel
   shared: boolean
+  owner: string
   channels: Record<string, string> | null
   unsubscribed: boolean | null
 }
@@ -28,7 +31,7 @@ function gate(rows: readonly TargetRow[]): Target[] {
       const state = r.channels?.[r.channel] ?? DEFAULT_CHANNELS[r.channel] ?? 'off'
       if (state !== 'on') continue
     }
-    out.push({ id: r.id, channel: r.channel })
+    out.push({ id: r.id, channel: r.channel, acknowledger: r.shared ? `destination:${r.id}` : r.owner })
   }
   return out
 }
@@ -39,7 +42,7 @@ const SUBSCRIPTION_JOIN = `LEFT JOIN monitor_subscriptions s ON s.workspace_id =
 /** Routed, usable destinations of a resource. */
 export async function routedTargets(tx: Sql, rid: string): Promise<Target[]> {
   const r = await tx.query<TargetRow>(
-    `SELECT d.id, d.channel, d.shared, s.channels, s.unsubscribed
+    `SELECT d.id, d.channel, d.shared, d.owner, s.channels, s.unsubscribed
      FROM alert_routes rt JOIN alert_destinations d ON d.id = rt.destination_id ${SUBSCRIPTION_JOIN}
      WHERE rt.resource_id = $1 AND NOT rt.paused AND ${USABLE} ORDER BY d.created_at, d.id`, [rid])
   return gate(r.rows)
@@ -49,7 +52,7 @@ export async function routedTargets(tx: Sql, rid: string): Promise<Target[]> {
 export async function targetsAmong(tx: Sql, ws: string, rid: string, ids: readonly string[]): Promise<Target[]> {
   if (ids.length === 0) return []
   const r = await tx.query<TargetRow>(
-    `SELECT d.id, d.channel, d.shared, s.channels, s.unsubscribed
+    `SELECT d.id, d.channel, d.shared, d.owner, s.channels, s.unsubscribed
      FROM alert_destinations d ${SUBSCRIPTION_JOIN}
      WHERE d.id = ANY($2::uuid[]) AND d.workspace_id = $3 AND ${USABLE} ORDER BY d.created_at, d.id`, [rid, [...ids], ws])
   return gate(r.rows)

@@ -1,6 +1,6 @@
 // Response bodies of the monitoring routes. No credential reference, token
 // hash or secret ever appears in them.
-import { aggregateHealth, listChecks, listIncidents, listTransitions, toCheckView, type CheckView, type Health, type IncidentView, type TransitionView } from '../../monitor/index.ts'
+import { aggregateHealth, listChecks, listIncidents, listTransitions, toCheckView, uptimeOf, type CheckView, type Health, type IncidentView, type TransitionView, type Uptime } from '../../monitor/index.ts'
 import type { Sql } from '../../core/index.ts'
 
 /** Open incidents first (however old), then the most recent closed ones. */
@@ -17,11 +17,14 @@ export async function openIncidents(db: Sql, ws: string, rid: string): Promise<I
 export interface StatusBody {
   resource_id: string
   health: Health
-  checks: CheckView[]
+  checks: (CheckView & { uptime: Uptime })[]
 }
 
 export async function statusOf(db: Sql, ws: string, rid: string, now: number): Promise<StatusBody> {
-  const checks = (await listChecks(db, ws, rid)).map((row) => toCheckView(row, now))
+  const views = (await listChecks(db, ws, rid)).map((row) => toCheckView(row, now))
+  // Uptime % over 24 h / 7 d / 30 d from the hourly counts (monitor/uptime.ts).
+  const uptime = await uptimeOf(db, views.map((v) => v.id), now)
+  const checks = views.map((v) => ({ ...v, uptime: uptime.get(v.id) ?? { h24: null, d7: null, d30: null } }))
   return { resource_id: rid, health: aggregateHealth(checks), checks }
 }
 

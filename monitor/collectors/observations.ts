@@ -16,6 +16,7 @@ import { CHECK_COLUMNS, iso, ms, type CheckRow } from '../rows.ts'
 import { stateOf } from '../scheduler.ts'
 import { applyObservation, type CheckState } from '../state.ts'
 import { insertEffects, type PendingResult } from '../writer.ts'
+import { recordUptime } from '../uptime.ts'
 import type { CollectorSource } from './store.ts'
 
 export interface CollectorObservation {
@@ -172,6 +173,7 @@ async function insertResults(tx: Sql, source: CollectorSource, judged: readonly 
      SELECT v.id, v.observed_at, v.revision, v.status, v.code, v.reason, v.latency, v.details, $2
      FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, observed_at timestamptz, revision integer, status text, code text, reason text,
        latency double precision, details jsonb)`, [JSON.stringify(rows), `collector:${source.id}`])
+  await recordUptime(tx, rows)
 }
 
 /** Forgets observation ids older than the ledger's retention (chunked like result pruning). */

@@ -64,7 +64,20 @@ interface Via {
 
 type Driver = (c: DbConfig, password: string | undefined, timeoutMs: number, via?: Via) => Promise<Record<string, unknown>>
 
+// libpq's "prefer": encrypted when the server offers TLS, else plain (the server says so before any credential is sent).
+const NO_SSL = /does not support SSL/i
+
 async function postgres(c: DbConfig, password: string | undefined, timeoutMs: number, via?: Via): Promise<Record<string, unknown>> {
+  if (c.tls !== 'prefer') return postgresOnce(c, password, timeoutMs, via)
+  try {
+    return { ...(await postgresOnce({ ...c, tls: 'require' }, password, timeoutMs, via)), tls: true }
+  } catch (err) {
+    if (!NO_SSL.test(String((err as Error)?.message))) throw err
+    return { ...(await postgresOnce({ ...c, tls: 'disable' }, password, timeoutMs, via)), tls: false }
+  }
+}
+
+async function postgresOnce(c: DbConfig, password: string | undefined, timeoutMs: number, via?: Via): Promise<Record<string, unknown>> {
   const { default: pg } = await import('pg')
   const client = new pg.Client({
     // pg dials <dir>/.s.PGSQL.<port> when host is a directory.

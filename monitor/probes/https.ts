@@ -163,6 +163,11 @@ export class HttpsRunner implements Runner {
       if (c.body_regex !== undefined && !new RegExp(c.body_regex).test(text)) {
         return outcome('down', PROBE_REASONS.body, `the body does not match /${c.body_regex}/`, latency, details)
       }
+      const daysLeft = details.cert_days_left
+      if (c.cert_expiry_alert_days !== undefined && typeof daysLeft === 'number' && daysLeft < c.cert_expiry_alert_days) {
+        return outcome('down', PROBE_REASONS.certExpiring,
+          `the certificate expires in ${daysLeft} day${daysLeft === 1 ? '' : 's'} (${String(details.cert_expires_at)}), under the alert threshold of ${c.cert_expiry_alert_days}`, latency, details)
+      }
       return outcome('up', PROBE_REASONS.ok, `HTTP ${res.statusCode} in ${Math.round(latency)} ms`, latency, details)
     } catch (err) {
       const latency = elapsed(start)

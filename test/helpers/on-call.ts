@@ -7,19 +7,26 @@ import { waitFor, type HttpReceiver } from '../alerting/alerts/receivers.ts'
 
 const op = (operation: string, values: Record<string, unknown>) => ({ operation, values: { operation_id: randomUUID(), ...values } })
 
-/** Saves a webhook destination for `path` on the receiver, routes it to the resource and verifies it; returns its id. */
-export async function verifiedWebhook(lk: TestLookout, rid: string, http: HttpReceiver, path: string): Promise<string> {
+/** Saves a destination on the resource (routed at once), verifies it with the code `readCode` finds after the request; returns its id. */
+export async function verifiedDestination(lk: TestLookout, rid: string, values: Record<string, unknown>, readCode: (since: number) => Promise<string>, seen: () => number): Promise<string> {
   const P = `/v1/workspaces/${lk.workspaceId}/resources/${rid}/alerts`
-  const saved = await lk.req('POST', P, op('save_destination', { channel: 'webhook', address: `${http.url}${path}`, label: path, shared: true }))
+  const saved = await lk.req('POST', P, op('save_destination', values))
   if (saved.status !== 200) throw new Error(`save: ${saved.status} ${JSON.stringify(saved.body)}`)
   const id = saved.body.destination.id as string
-  const before = http.on(path).length
+  const before = seen()
   const asked = await lk.req('POST', P, op('request_verification', { id }))
   if (asked.status !== 200) throw new Error(`request_verification: ${asked.status} ${JSON.stringify(asked.body)}`)
-  const code = await waitFor(() => http.on(path).slice(before).find((r) => r.json?.code !== undefined)?.json.code as string | undefined, `the code on ${path}`)
+  const code = await readCode(before)
   const ok = await lk.req('POST', P, op('verify_destination', { id, code }))
   if (ok.status !== 200) throw new Error(`verify: ${ok.status} ${JSON.stringify(ok.body)}`)
   return id
+}
+
+/** A shared webhook destination for `path` on the receiver, routed to the resource and verified; returns its id. */
+export async function verifiedWebhook(lk: TestLookout, rid: string, http: HttpReceiver, path: string): Promise<string> {
+  return verifiedDestination(lk, rid, { channel: 'webhook', address: `${http.url}${path}`, label: path, shared: true },
+    (since) => waitFor(() => http.on(path).slice(since).find((r) => r.json?.code !== undefined)?.json.code as string | undefined, `the code on ${path}`),
+    () => http.on(path).length)
 }
 
 /** A tcp check on the resource probing 127.0.0.1:port every second; returns its id. */

@@ -49,6 +49,8 @@ t.test('the overview shows a down check and its incident on another resource, wi
   t.match(d.destination, /^http:\/\/127\.0\.0\.1/)
   t.ok(o.summary.down >= 1 && o.summary.open_incidents >= 1 && o.summary.unacknowledged >= 1)
   t.same(o.truncated, { checks: false, incidents: false, notifications: false })
+  const status = await lk.req('GET', `${W}/resources/${back}/monitoring`)
+  t.same(status.body.checks.find((x: { id: string }) => x.id === downCheck).uptime, { h24: 0, d7: 0, d30: 0 }, 'uptime % in the status view: never up')
   t.equal(typeof o.generated_at, 'string')
 })
 

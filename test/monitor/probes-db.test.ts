@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, type AddressInfo } from 'node:net'
-import { DatabaseRunner, PROBE_REASONS, type Kind, type ProbeContext } from '../../monitor/index.ts'
+import { DatabaseRunner, PROBE_REASONS, parseConfig, type Kind, type ProbeContext } from '../../monitor/index.ts'
 import {
   freePort, mariadbAvailable, mongodPath, postgresAvailable, redisAvailable, startMariadbServer, startMongoServer,
   startPostgresServer, startRedisServer, startTcp,
@@ -50,7 +50,18 @@ t.test('postgresql: connect, authenticate, query', { skip: postgresAvailable() ?
   t.equal((await runner.run(probeTarget('postgresql', cfg, { file }), ctx({}))).status, 'up', 'password from a secrets file')
   const noUser = await runner.run(probeTarget('postgresql', { host: pg.host, port: pg.port }, REF), ctx({ LOOKOUT_SECRET_DB: pg.password }))
   t.equal(noUser.status, 'unknown', 'a probe without a user cannot judge the server')
+  // tls prefer (libpq's meaning): this server offers no TLS, so the probe falls back to plain; require fails.
+  const prefer = await runner.run(probeTarget('postgresql', { ...cfg, tls: 'prefer' }, REF), ctx({ LOOKOUT_SECRET_DB: pg.password }))
+  t.equal(prefer.status, 'up', prefer.reason)
+  t.equal(prefer.details?.tls, false, 'plain, and the details say so')
+  const required = await runner.run(probeTarget('postgresql', { ...cfg, tls: 'require' }, REF), ctx({ LOOKOUT_SECRET_DB: pg.password }))
+  t.equal(required.status, 'down', 'require never falls back')
   await refusedAndMissing(t, 'postgresql', 'probe')
+})
+
+t.test('the console\'s postgresql template is accepted (console/src/components/check-form.tsx)', async (t) => {
+  t.ok(parseConfig('postgresql', { host: 'db.internal', port: 5432, tls: 'prefer', interval_seconds: 60 }).ok)
+  t.notOk(parseConfig('mysql', { host: 'db.internal', tls: 'prefer' }).ok, 'prefer is PostgreSQL\'s (libpq) mode only')
 })
 
 t.test('mysql and mariadb: connect, authenticate, query', { skip: mariadbAvailable() ? false : 'mariadbd not found (Debian package mariadb-server)' }, async (t) => {

@@ -3,7 +3,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { HttpsRunner, IcmpRunner, TcpRunner, PROBE_REASONS, type ProbeContext } from '../../monitor/index.ts'
+import { HttpsRunner, IcmpRunner, TcpRunner, PROBE_REASONS, parseConfig, type ProbeContext } from '../../monitor/index.ts'
 import { freePort, startHttp, startHttps, startTcp } from '../helpers/servers.ts'
 import { probeTarget } from '../helpers/probe-target.ts'
 
@@ -67,6 +67,19 @@ t.test('https: a certificate inside the warning window is up with a warning', as
   t.match(o.details?.cert_warning, /expires in [45] days/)
   const quiet = await https.run(probeTarget('https', { url: soon.url, ca: soon.cert, cert_expiry_warn_days: 3 }), ctx())
   t.equal(quiet.details?.cert_warning, undefined)
+})
+
+t.test('https: under cert_expiry_alert_days the check is down, with the days left', async (t) => {
+  const o = await https.run(probeTarget('https', { url: soon.url, ca: soon.cert, cert_expiry_alert_days: 7 }), ctx())
+  t.equal(o.status, 'down')
+  t.equal(o.code, PROBE_REASONS.certExpiring)
+  t.match(o.reason, /^the certificate expires in [45] days \(\d{4}-.*\), under the alert threshold of 7$/)
+  t.ok([4, 5].includes(o.details?.cert_days_left as number))
+  const ok = await https.run(probeTarget('https', { url: soon.url, ca: soon.cert, cert_expiry_alert_days: 4 }), ctx())
+  t.equal(ok.status, (ok.details?.cert_days_left as number) < 4 ? 'down' : 'up', 'at or above the threshold: up')
+  t.equal((await https.run(probeTarget('https', { url: good.url, ca: good.cert, cert_expiry_alert_days: 30 }), ctx())).status, 'up')
+  t.notOk(parseConfig('https', { url: soon.url, cert_expiry_alert_days: 0 }).ok, '0 days is refused (1..3650)')
+  t.notOk(parseConfig('https', { url: soon.url, cert_expiry_alert_days: 3651 }).ok)
 })
 
 t.test('http: status range, body text and pattern', async (t) => {
