@@ -39,6 +39,7 @@ export async function deleteCheck(db: Database, workspaceId: string, resourceId:
       }
     }
     await tx.query('DELETE FROM monitor_results WHERE check_id = $1', [id])
+    await tx.query('DELETE FROM monitor_uptime_hours WHERE check_id = $1', [id])
     await tx.query('DELETE FROM monitor_checks WHERE id = $1', [id])
     await tx.query("SELECT nextval('monitor_change_seq')")
     return { id, deleted: true, closed_incident_id: closed }

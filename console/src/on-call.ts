@@ -16,7 +16,7 @@ export interface Incident {
 }
 
 export interface Delivery {
-  id: string; incident_id: string; resource_id: string; resource?: ResourceRef; event_type: string; reason: string; channel: string
+  id: string; incident_id: string; resource_id: string; resource?: ResourceRef; event_type: string; reason: string; channel: string; destination_id: string
   destination: string; destination_label: string; escalation_level: number | null; state: string; attempts: number
   last_attempt_at: string | null; last_status: number | null; last_error: string | null; delivered_at: string | null; created_at: string
 }

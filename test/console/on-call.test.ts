@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { closedPort, startHttpReceiver, waitFor } from '../alerting/alerts/receivers.ts'
 import { tcpCheck, verifiedWebhook } from '../helpers/on-call.ts'
+import { startHttps } from '../helpers/servers.ts'
 import { axeViolations, launch, shot, watchedPage, type Watched } from './browser.ts'
 
 const http = await startHttpReceiver()
@@ -266,6 +267,60 @@ t.test('a log check made from the explorer\'s current query goes down when match
   await page.waitForURL(/#\/logs\//)
   await page.locator('tr.log', { hasText: 'payment declined for order 5' }).waitFor()
   t.equal(await page.locator('tr.log').count(), 5, 'the explorer shows exactly the lines of the window')
+  t.same(main.problems, [])
+})
+
+t.test('acknowledging from the link in a captured webhook payload: a confirm page, then the console shows who', async (t) => {
+  const second = await tcpCheck(lk, back, await closedPort())
+  const alert = await waitFor(() => http.on('/pager').find((r) => r.json?.type === 'incident.opened' && r.json?.incident?.check?.id === second)?.json, 'the alert of the second check')
+  t.match(alert.acknowledge_url, /\/v1\/acknowledge\//, 'the payload carries its link')
+  // The link names the public URL; this server listens on a port chosen at start.
+  const link = `${lk.url}${new URL(alert.acknowledge_url).pathname}`
+  // Whoever opens it from the alert has no console session.
+  const w = await watchedPage(browser)
+  await w.page.goto(link)
+  await w.page.getByRole('button', { name: 'Acknowledge' }).waitFor()
+  await shot(w.page, 'acknowledge-confirm')
+  const before = (await lk.req('GET', `${P(back)}/monitoring/incidents/${alert.incident.id}`)).body.incident
+  t.equal(before.acknowledged, false, 'opening the link changed nothing')
+  await w.page.getByRole('button', { name: 'Acknowledge' }).click()
+  await w.page.waitForURL(link)
+  await w.page.getByRole('heading', { name: 'Incident acknowledged' }).waitFor()
+  await shot(w.page, 'acknowledge-done')
+  await w.page.goto(link)
+  t.match(await w.page.locator('body').innerText(), /already used/, 'a used link is refused with a page')
+  t.same(w.offLoopback, [])
+  await w.context.close()
+  const { page } = main
+  main.clear()
+  await page.goto(`${lk.url}/#/overview`)
+  const row = page.locator(`tr[data-incident="${alert.incident.id}"]`)
+  await row.locator('.pill.ok', { hasText: 'by the link in the alert to /pager' }).waitFor()
+  await row.locator('a').first().click()
+  await page.locator('ol.timeline [data-type=acknowledged]', { hasText: 'Acknowledged by the link in the alert to /pager' }).waitFor()
+  t.same(main.problems, [])
+})
+
+t.test('uptime over 24 h / 7 d / 30 d and an https check\'s certificate days left', async (t) => {
+  const tls = await startHttps({ validDays: 10 })
+  t.teardown(() => tls.close())
+  const created = await lk.req('POST', `${P(front)}/monitoring`, {
+    name: 'front tls', kind: 'https', configuration: { url: `${tls.url}/health`, ca: tls.cert, interval_seconds: 1, timeout_seconds: 1, cert_expiry_warn_days: 14 },
+  })
+  t.equal(created.status, 200, JSON.stringify(created.body))
+  const { page } = main
+  main.clear()
+  await page.goto(`${lk.url}/#/monitoring/${front}`)
+  const row = page.locator(`tr[data-check="${created.body.id}"]`)
+  await row.locator('[data-state=up]').waitFor({ timeout: 30_000 })
+  t.match(await row.getByTestId('cert').innerText(), /^certificate: (9|10) days left$/)
+  t.ok(await row.getByTestId('cert').evaluate((e) => e.classList.contains('warn-text')), 'under the 14 days of cert_expiry_warn_days: a warning')
+  // Every observation is less than a day old, so the three figures agree; a probe may have timed out on a busy machine.
+  const up = /^24 h (\d+(?:\.\d+)?) % · 7 d (\d+(?:\.\d+)?) % · 30 d (\d+(?:\.\d+)?) %$/.exec(await row.getByTestId('uptime').innerText())
+  t.ok(up !== null && Number(up[1]) > 0 && up[1] === up[2] && up[2] === up[3], `uptime shown: ${up?.[0]}`)
+  await shot(page, 'monitoring-uptime-cert')
+  await page.goto(`${lk.url}/#/monitoring/${back}`)
+  t.equal(await page.locator(`tr[data-check="${downCheck}"]`).getByTestId('uptime').innerText(), '24 h 0 % · 7 d 0 % · 30 d 0 %', 'never up')
   t.same(main.problems, [])
 })
 

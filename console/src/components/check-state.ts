@@ -47,10 +47,32 @@ export function target(c: Check): string {
   return c.kind === 'heartbeat' ? 'heartbeat' : ''
 }
 
-/** Who acknowledged: this token, a staff member, or another token (short id). */
-export function who(by: string | null | undefined, me: string | null): string {
+/**
+ * Who acknowledged: this token, a staff member, another token (short id), or
+ * someone who opened the acknowledge link of an alert sent to a shared destination
+ * (named by its label when the page knows it).
+ */
+export function who(by: string | null | undefined, me: string | null, destinations?: ReadonlyMap<string, string>): string {
   if (by == null) return 'someone'
   if (by === `token:${me}`) return 'you'
   if (by.startsWith('staff:')) return `staff #${by.slice(6)}`
+  if (by.startsWith('destination:')) return `the link in the alert to ${destinations?.get(by.slice(12)) || `destination ${by.slice(12, 20)}`}`
   return by.startsWith('token:') ? `token ${by.slice(6, 14)}` : by
+}
+
+export interface Uptime { h24: number | null; d7: number | null; d30: number | null }
+
+const pct = (v: number | null) => (v === null ? '–' : `${+v.toFixed(2)} %`)
+
+/** "24 h 99.95 % · 7 d 100 % · 30 d –" (– where no observation counted). */
+export function uptimeText(u: Uptime | undefined): string {
+  return u === undefined ? '' : `24 h ${pct(u.h24)} · 7 d ${pct(u.d7)} · 30 d ${pct(u.d30)}`
+}
+
+/** An https check's certificate as its last observation saw it: days left, and whether that is under its warning. */
+export function certOf(c: Check): { text: string; warn: boolean } | null {
+  const days = c.last_result?.details?.cert_days_left
+  if (c.kind !== 'https' || typeof days !== 'number') return null
+  const warnAt = typeof c.configuration.cert_expiry_warn_days === 'number' ? c.configuration.cert_expiry_warn_days : 14
+  return { text: days < 0 ? 'certificate expired' : `certificate: ${days} day${days === 1 ? '' : 's'} left`, warn: days <= warnAt }
 }

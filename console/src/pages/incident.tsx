@@ -14,7 +14,7 @@ import type { Session } from '../types.ts'
 /** A log check's reason quotes its lines; the page shows them as a table, so the sentence stops before them. */
 const brief = (reason: string, log: boolean) => (log ? reason.replace(/; newest: .*$/s, '') : reason)
 
-function describe(e: TimelineEntry, me: string | null, log: boolean): string {
+function describe(e: TimelineEntry, me: string | null, log: boolean, labels: ReadonlyMap<string, string>): string {
   const s = (k: string) => (e[k] == null ? '' : String(e[k]))
   switch (e.type) {
     case 'observation': return `Observation ${s('status')}${s('reason') !== '' ? `: ${brief(s('reason'), log)}` : ''}`
@@ -24,7 +24,7 @@ function describe(e: TimelineEntry, me: string | null, log: boolean): string {
       const result = s('state') === 'delivered' ? 'delivered' : s('state') === 'failed' ? `failed${s('last_error') !== '' ? ` (${s('last_error')})` : s('last_status') !== '' ? ` (HTTP ${s('last_status')})` : ''}` : s('state')
       return `Notification (${EVENT_WORDS[s('event_type')] ?? s('event_type')}) over ${s('channel')} to ${to}: ${result}`
     }
-    case 'acknowledged': return `Acknowledged by ${who(s('by') || null, me)}`
+    case 'acknowledged': return `Acknowledged by ${who(s('by') || null, me, labels)}`
     case 'escalated': return `Escalated to level ${s('level')}`
     case 'resolved': return `Resolved: ${s('reason')}`
     default: return e.type
@@ -69,6 +69,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
   const i = data?.incident
   const c = data?.check ?? null
   const me = session.me.credential.id
+  const labels = new Map((data?.deliveries ?? []).map((d) => [d.destination_id, d.destination_label || d.destination]))
   const title = i === undefined ? 'Incident' : i.check?.name ?? (i.kind === 'collector_offline' ? 'Collector offline' : 'Incident')
   return (
     <div class="page">
@@ -88,7 +89,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
             {i.closed_at !== null && <><dt>Resolved</dt><dd>{fmtDateTime(i.closed_at)}{i.close_reason !== null ? `: ${i.close_reason}` : ''}</dd></>}
             <dt>Severity</dt><dd>{i.severity ?? <span class="muted">no alert route</span>}{i.escalation_level > 0 ? ` · escalation level ${i.escalation_level}` : ''}{i.repeats > 0 ? ` · ${i.repeats} reminder(s)` : ''}</dd>
             <dt>Acknowledged</dt>
-            <dd data-testid="ack">{i.acknowledged ? <>by {who(i.acknowledged_by, me)}{i.acknowledged_at !== null ? `, ${fmtDateTime(i.acknowledged_at)}` : ''}</>
+            <dd data-testid="ack">{i.acknowledged ? <>by {who(i.acknowledged_by, me, labels)}{i.acknowledged_at !== null ? `, ${fmtDateTime(i.acknowledged_at)}` : ''}</>
               : i.state === 'open' && canWrite ? <button class="btn small" type="button" onClick={() => void ack()}>Acknowledge</button> : <span class="muted">no</span>}</dd>
             {c !== null && <><dt>Check</dt><dd>{c.name} <span class="muted">({c.kind}, {target(c)})</span> · <span class={`pill state-${stateOf(c)}`} data-state={stateOf(c)}>{STATE_LABEL[stateOf(c)]}</span> <span class="muted small">{fmtSince(stateOf(c) === 'failing' ? c.last_result?.observed_at : c.health_since)}</span></dd></>}
           </dl>
@@ -97,7 +98,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
         <section class="card" aria-labelledby="timeline-h">
           <h2 id="timeline-h">Timeline</h2>
           <ol class="timeline">
-            {data.timeline.map((e, n) => <li key={n} class={`t-${e.type}`} data-type={e.type}><span class="muted small mono">{fmtDateTime(e.at)}</span><div>{describe(e, me, data.log !== null)}</div></li>)}
+            {data.timeline.map((e, n) => <li key={n} class={`t-${e.type}`} data-type={e.type}><span class="muted small mono">{fmtDateTime(e.at)}</span><div>{describe(e, me, data.log !== null, labels)}</div></li>)}
           </ol>
         </section>
         <section class="card" aria-labelledby="obs-h">

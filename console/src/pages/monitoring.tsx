@@ -8,7 +8,7 @@ import { href, navigate, type Route } from '../router.ts'
 import { ResourcePicker } from '../components/resource-picker.tsx'
 import { CheckForm, type Check, type Draft } from '../components/check-form.tsx'
 import { TEMPLATES, type Values } from '../components/check-fields.ts'
-import { STATE_LABEL, latencyText, stateOf, stateSince, target, who } from '../components/check-state.ts'
+import { STATE_LABEL, certOf, latencyText, stateOf, stateSince, target, uptimeText, who, type Uptime } from '../components/check-state.ts'
 import { HeartbeatSecretPanel, type HeartbeatSecret } from '../components/heartbeat-secret.tsx'
 import { ResponseTimes, UptimeBar, UptimeLegend, type Result } from '../components/uptime.tsx'
 import { fmtDateTime, fmtSince, fmtWhen } from '../time.ts'
@@ -151,21 +151,22 @@ export function Monitoring({ session, route }: { session: Session; route: Route 
         <h2 id="checks-h">Checks <span class="count">{checks.length}</span></h2>
         {checks.length === 0 ? <p class="muted">No checks on this resource yet.</p> : (
           <table class="grid checks" aria-label="Checks">
-            <thead><tr><th scope="col">State</th><th scope="col">Check</th><th scope="col">Target</th><th scope="col">Last observation</th><th scope="col">Latency</th><th scope="col">Recent observations</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">State</th><th scope="col">Check</th><th scope="col">Target</th><th scope="col">Last observation</th><th scope="col">Latency</th><th scope="col">Recent observations, uptime</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
             <tbody>
               {checks.map((c) => {
                 const s = stateOf(c)
                 const r = results[c.id] ?? []
                 const since = stateSince(c)
+                const cert = certOf(c)
                 return [
                   <tr key={c.id} data-check={c.id} class={selected === c.id ? 'sel' : ''}>
                     <td><span class={`pill state-${s}`} data-state={s}>{STATE_LABEL[s]}</span>{since !== null && <div class="small muted since">{fmtSince(since, undefined, now)}</div>}</td>
                     <td><button type="button" class="link strong" aria-expanded={selected === c.id} onClick={() => setSelected(selected === c.id ? null : c.id)}>{c.name}</button><div class="muted small">{c.kind} · every {c.interval_seconds}s</div></td>
-                    <td class="mono small">{target(c)}</td>
+                    <td class="mono small">{target(c)}{cert !== null && <div class={`cert ${cert.warn ? 'warn-text' : 'muted'}`} data-testid="cert">{cert.text}</div>}</td>
                     <td>{c.last_result?.observed_at == null ? <span class="muted">none yet</span> : <span class="small">{fmtWhen(c.last_result.observed_at, undefined, now)}</span>}
                       {c.last_result !== null && c.last_result.status !== 'up' ? <div class="small muted">{c.last_result.reason}</div> : null}</td>
                     <td class="num" data-testid="latency">{latencyText(c)}</td>
-                    <td><UptimeBar results={r} /></td>
+                    <td><UptimeBar results={r} />{c.uptime !== undefined && <div class="small muted uptime-pct" data-testid="uptime">{uptimeText(c.uptime as Uptime)}</div>}</td>
                     <td class="actions">
                       {c.open_incident_id !== null && <a class="btn small" href={href(['incident', rid, c.open_incident_id])}>Incident</a>}
                       {canWrite && <>

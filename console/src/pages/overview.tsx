@@ -29,6 +29,7 @@ export function Overview({ session }: { session: Session }) {
     }
   }
   const now = data === null ? Date.now() : Date.parse(data.generated_at)
+  const labels = new Map((data?.notifications ?? []).map((d) => [d.destination_id, d.destination_label || d.destination]))
   const s = data?.summary
   return (
     <div class="page">
@@ -87,7 +88,7 @@ export function Overview({ session }: { session: Session }) {
                     <td>{i.resource.name || i.resource.external_id}</td>
                     <td title={fmtDateTime(i.opened_at)}>{fmtDuration(i.age_seconds * 1000)}<div class="muted small">since {fmtWhen(i.opened_at, undefined, now)}</div></td>
                     <td class="small">{i.open_reason}</td>
-                    <td>{i.acknowledged ? <span class="pill ok">by {who(i.acknowledged_by, session.me.credential.id)}</span> : <span class="pill warn">no</span>}
+                    <td>{i.acknowledged ? <span class="pill ok">by {who(i.acknowledged_by, session.me.credential.id, labels)}</span> : <span class="pill warn">no</span>}
                       {i.acknowledged_at !== null && <div class="muted small">{fmtWhen(i.acknowledged_at, undefined, now)}</div>}</td>
                     <td class="actions">{canWrite && !i.acknowledged && <button class="btn small" type="button" onClick={() => void ack(i)}>Acknowledge</button>}</td>
                   </tr>
