@@ -76,3 +76,8 @@ export function certOf(c: Check): { text: string; warn: boolean } | null {
   const warnAt = typeof c.configuration.cert_expiry_warn_days === 'number' ? c.configuration.cert_expiry_warn_days : 14
   return { text: days < 0 ? 'certificate expired' : `certificate: ${days} day${days === 1 ? '' : 's'} left`, warn: days <= warnAt }
 }
+
+/** A log check's reason quotes up to five lines after "; newest:": tables show the sentence, the incident page shows the lines. */
+export function shortReason(reason: string | null | undefined): string {
+  return (reason ?? '').replace(/; newest: .*$/s, '')
+}

@@ -5,20 +5,17 @@
 import { resPath } from '../api.ts'
 import { usePolled } from '../poll.ts'
 import { href, type Route } from '../router.ts'
-import { STATE_LABEL, latencyOf, stateOf, target, who } from '../components/check-state.ts'
+import { STATE_LABEL, latencyOf, shortReason, stateOf, target, who } from '../components/check-state.ts'
 import { ResponseTimes, UptimeBar, UptimeLegend } from '../components/uptime.tsx'
 import { EVENT_WORDS, acknowledge, deliveryResult, type IncidentPage as Body, type LogEvidence, type TimelineEntry } from '../on-call.ts'
 import { fmtDateTime, fmtDuration, fmtSince } from '../time.ts'
 import type { Session } from '../types.ts'
 
-/** A log check's reason quotes its lines; the page shows them as a table, so the sentence stops before them. */
-const brief = (reason: string, log: boolean) => (log ? reason.replace(/; newest: .*$/s, '') : reason)
-
-function describe(e: TimelineEntry, me: string | null, log: boolean, labels: ReadonlyMap<string, string>): string {
+function describe(e: TimelineEntry, me: string | null, labels: ReadonlyMap<string, string>): string {
   const s = (k: string) => (e[k] == null ? '' : String(e[k]))
   switch (e.type) {
-    case 'observation': return `Observation ${s('status')}${s('reason') !== '' ? `: ${brief(s('reason'), log)}` : ''}`
-    case 'opened': return `Incident opened: ${brief(s('reason'), log)}`
+    case 'observation': return `Observation ${s('status')}${s('reason') !== '' ? `: ${shortReason(s('reason'))}` : ''}`
+    case 'opened': return `Incident opened: ${shortReason(s('reason'))}`
     case 'notification': {
       const to = s('destination_label') || s('destination')
       const result = s('state') === 'delivered' ? 'delivered' : s('state') === 'failed' ? `failed${s('last_error') !== '' ? ` (${s('last_error')})` : s('last_status') !== '' ? ` (HTTP ${s('last_status')})` : ''}` : s('state')
@@ -85,7 +82,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
         <section class="card" aria-label="Incident">
           <dl class="kv">
             <dt>Opened</dt><dd>{fmtDateTime(i.opened_at)}{i.state === 'open' ? ` (open for ${fmtDuration(i.age_seconds * 1000)})` : ''}</dd>
-            <dt>Reason</dt><dd>{brief(i.open_reason, data.log !== null)}</dd>
+            <dt>Reason</dt><dd>{shortReason(i.open_reason)}</dd>
             {i.closed_at !== null && <><dt>Resolved</dt><dd>{fmtDateTime(i.closed_at)}{i.close_reason !== null ? `: ${i.close_reason}` : ''}</dd></>}
             <dt>Severity</dt><dd>{i.severity ?? <span class="muted">no alert route</span>}{i.escalation_level > 0 ? ` · escalation level ${i.escalation_level}` : ''}{i.repeats > 0 ? ` · ${i.repeats} reminder(s)` : ''}</dd>
             <dt>Acknowledged</dt>
@@ -98,7 +95,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
         <section class="card" aria-labelledby="timeline-h">
           <h2 id="timeline-h">Timeline</h2>
           <ol class="timeline">
-            {data.timeline.map((e, n) => <li key={n} class={`t-${e.type}`} data-type={e.type}><span class="muted small mono">{fmtDateTime(e.at)}</span><div>{describe(e, me, data.log !== null, labels)}</div></li>)}
+            {data.timeline.map((e, n) => <li key={n} class={`t-${e.type}`} data-type={e.type}><span class="muted small mono">{fmtDateTime(e.at)}</span><div>{describe(e, me, labels)}</div></li>)}
           </ol>
         </section>
         <section class="card" aria-labelledby="obs-h">
@@ -110,7 +107,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
             <table class="grid" aria-label="Recent observations">
               <thead><tr><th scope="col">Time</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Latency</th></tr></thead>
               <tbody>{data.observations.slice(0, 20).map((o, n) => (
-                <tr key={n}><td class="small mono">{fmtDateTime(o.observed_at)}</td><td>{o.status === 'missing' ? 'missed heartbeat' : o.status}</td><td class="small">{o.reason}</td>
+                <tr key={n}><td class="small mono">{fmtDateTime(o.observed_at)}</td><td>{o.status === 'missing' ? 'missed heartbeat' : o.status}</td><td class="small">{shortReason(o.reason)}</td>
                   <td class="num">{latencyOf(o)}</td></tr>
               ))}</tbody>
             </table>

@@ -8,7 +8,7 @@ import { href, navigate, type Route } from '../router.ts'
 import { ResourcePicker } from '../components/resource-picker.tsx'
 import { CheckForm, type Check, type Draft } from '../components/check-form.tsx'
 import { TEMPLATES, type Values } from '../components/check-fields.ts'
-import { STATE_LABEL, certOf, latencyText, stateOf, stateSince, target, uptimeText, who, type Uptime } from '../components/check-state.ts'
+import { STATE_LABEL, certOf, shortReason, latencyText, stateOf, stateSince, target, uptimeText, who, type Uptime } from '../components/check-state.ts'
 import { HeartbeatSecretPanel, type HeartbeatSecret } from '../components/heartbeat-secret.tsx'
 import { ResponseTimes, UptimeBar, UptimeLegend, type Result } from '../components/uptime.tsx'
 import { fmtDateTime, fmtSince, fmtWhen } from '../time.ts'
@@ -138,7 +138,7 @@ export function Monitoring({ session, route }: { session: Session; route: Route 
             <tbody>
               {open.map((i) => (
                 <tr key={i.id} data-incident={i.id}>
-                  <td><a href={href(['incident', rid, i.id])}>{name(i.check_id)}</a></td><td>{fmtSince(i.opened_at, undefined, now)}</td><td>{i.reason ?? i.open_reason}</td>
+                  <td><a href={href(['incident', rid, i.id])}>{name(i.check_id)}</a></td><td class="nowrap">{fmtSince(i.opened_at, undefined, now)}</td><td class="reason">{shortReason(i.reason ?? i.open_reason)}</td>
                   <td>{i.acknowledged === true ? <span class="pill ok">by {who(i.acknowledged_by, session.me.credential.id)}</span> : <span class="pill warn">no</span>}</td>
                   <td class="actions">{canWrite && i.acknowledged !== true && <button class="btn small" type="button" onClick={() => void acknowledge(i)}>Acknowledge</button>}</td>
                 </tr>
@@ -164,7 +164,7 @@ export function Monitoring({ session, route }: { session: Session; route: Route 
                     <td><button type="button" class="link strong" aria-expanded={selected === c.id} onClick={() => setSelected(selected === c.id ? null : c.id)}>{c.name}</button><div class="muted small">{c.kind} · every {c.interval_seconds}s</div></td>
                     <td class="mono small">{target(c)}{cert !== null && <div class={`cert ${cert.warn ? 'warn-text' : 'muted'}`} data-testid="cert">{cert.text}</div>}</td>
                     <td>{c.last_result?.observed_at == null ? <span class="muted">none yet</span> : <span class="small">{fmtWhen(c.last_result.observed_at, undefined, now)}</span>}
-                      {c.last_result !== null && c.last_result.status !== 'up' ? <div class="small muted">{c.last_result.reason}</div> : null}</td>
+                      {c.last_result !== null && c.last_result.status !== 'up' ? <div class="small muted reason">{shortReason(c.last_result.reason)}</div> : null}</td>
                     <td class="num" data-testid="latency">{latencyText(c)}</td>
                     <td><UptimeBar results={r} />{c.uptime !== undefined && <div class="small muted uptime-pct" data-testid="uptime">{uptimeText(c.uptime as Uptime)}</div>}</td>
                     <td class="actions">
@@ -190,7 +190,7 @@ export function Monitoring({ session, route }: { session: Session; route: Route 
         {recent.length === 0 ? <p class="muted">No closed incidents.</p> : (
           <table class="grid" aria-label="Recent incidents">
             <thead><tr><th scope="col">Check</th><th scope="col">Opened</th><th scope="col">Closed</th><th scope="col">Reason</th></tr></thead>
-            <tbody>{recent.map((i) => <tr key={i.id}><td><a href={href(['incident', rid, i.id])}>{name(i.check_id)}</a></td><td>{fmtDateTime(i.opened_at)}</td><td>{fmtDateTime(i.closed_at)}</td><td>{i.open_reason}</td></tr>)}</tbody>
+            <tbody>{recent.map((i) => <tr key={i.id}><td><a href={href(['incident', rid, i.id])}>{name(i.check_id)}</a></td><td>{fmtDateTime(i.opened_at)}</td><td>{fmtDateTime(i.closed_at)}</td><td class="reason">{shortReason(i.open_reason)}</td></tr>)}</tbody>
           </table>
         )}
       </section>

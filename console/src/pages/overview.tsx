@@ -5,7 +5,7 @@
 import { wsPath } from '../api.ts'
 import { usePolled } from '../poll.ts'
 import { href } from '../router.ts'
-import { STATE_LABEL, latencyText, stateSince, target, who } from '../components/check-state.ts'
+import { STATE_LABEL, latencyText, shortReason, stateSince, target, who } from '../components/check-state.ts'
 import { EVENT_WORDS, acknowledge, deliveryResult, type Incident, type Overview as OverviewBody } from '../on-call.ts'
 import { fmtDateTime, fmtDuration, fmtSince, fmtWhen } from '../time.ts'
 import type { Session } from '../types.ts'
@@ -65,7 +65,7 @@ export function Overview({ session }: { session: Session }) {
                       <td class="strong">{c.name}<div class="muted small">{c.kind}{c.required ? '' : ' · not required'}</div></td>
                       <td class="mono small">{target(c)}</td>
                       <td class="small">{c.last_result?.observed_at == null ? <span class="muted">none yet</span> : fmtWhen(c.last_result.observed_at, undefined, now)}
-                        {c.last_result?.reason != null && c.last_result.status !== 'up' && <div class="muted">{c.last_result.reason}</div>}</td>
+                        {c.last_result?.reason != null && c.last_result.status !== 'up' && <div class="muted reason">{shortReason(c.last_result.reason)}</div>}</td>
                       <td class="num">{latencyText(c)}</td>
                       <td class="actions">{c.open_incident_id !== null && <a class="btn small" href={href(['incident', c.resource.id, c.open_incident_id])}>Incident</a>}</td>
                     </tr>
@@ -87,7 +87,7 @@ export function Overview({ session }: { session: Session }) {
                       {i.severity !== null && <div class="muted small">{i.severity}{i.escalation_level > 0 ? ` · escalation level ${i.escalation_level}` : ''}{i.repeats > 0 ? ` · ${i.repeats} reminder${i.repeats === 1 ? '' : 's'}` : ''}</div>}</td>
                     <td>{i.resource.name || i.resource.external_id}</td>
                     <td title={fmtDateTime(i.opened_at)}>{fmtDuration(i.age_seconds * 1000)}<div class="muted small">since {fmtWhen(i.opened_at, undefined, now)}</div></td>
-                    <td class="small">{i.open_reason}</td>
+                    <td class="small reason">{shortReason(i.open_reason)}</td>
                     <td>{i.acknowledged ? <span class="pill ok">by {who(i.acknowledged_by, session.me.credential.id, labels)}</span> : <span class="pill warn">no</span>}
                       {i.acknowledged_at !== null && <div class="muted small">{fmtWhen(i.acknowledged_at, undefined, now)}</div>}</td>
                     <td class="actions">{canWrite && !i.acknowledged && <button class="btn small" type="button" onClick={() => void ack(i)}>Acknowledge</button>}</td>
