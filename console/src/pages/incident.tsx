@@ -5,10 +5,11 @@
 import { resPath } from '../api.ts'
 import { usePolled } from '../poll.ts'
 import { href, type Route } from '../router.ts'
-import { STATE_LABEL, latencyOf, shortReason, stateOf, target, who } from '../components/check-state.ts'
+import { StatePill, DeliveryPill } from '../components/pills.tsx'
+import { latencyOf, shortReason, stateOf, stateSince, target, who } from '../components/check-state.ts'
 import { ResponseTimes, UptimeBar, UptimeLegend } from '../components/uptime.tsx'
-import { EVENT_WORDS, acknowledge, deliveryResult, type IncidentPage as Body, type LogEvidence, type TimelineEntry } from '../on-call.ts'
-import { fmtDateTime, fmtDuration, fmtSince } from '../time.ts'
+import { EVENT_WORDS, acknowledge, type IncidentPage as Body, type LogEvidence, type TimelineEntry } from '../on-call.ts'
+import { fmtDateTime, fmtDuration } from '../time.ts'
 import type { Session } from '../types.ts'
 
 function describe(e: TimelineEntry, me: string | null, labels: ReadonlyMap<string, string>): string {
@@ -88,7 +89,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
             <dt>Acknowledged</dt>
             <dd data-testid="ack">{i.acknowledged ? <>by {who(i.acknowledged_by, me, labels)}{i.acknowledged_at !== null ? `, ${fmtDateTime(i.acknowledged_at)}` : ''}</>
               : i.state === 'open' && canWrite ? <button class="btn small" type="button" onClick={() => void ack()}>Acknowledge</button> : <span class="muted">no</span>}</dd>
-            {c !== null && <><dt>Check</dt><dd>{c.name} <span class="muted">({c.kind}, {target(c)})</span> · <span class={`pill state-${stateOf(c)}`} data-state={stateOf(c)}>{STATE_LABEL[stateOf(c)]}</span> <span class="muted small">{fmtSince(stateOf(c) === 'failing' ? c.last_result?.observed_at : c.health_since)}</span></dd></>}
+            {c !== null && <><dt>Check</dt><dd>{c.name} <span class="muted">({c.kind}, {target(c)})</span> · <StatePill state={stateOf(c)} since={stateSince(c)} /></dd></>}
           </dl>
         </section>
         {data.log !== null && <LogLines log={data.log} />}
@@ -120,7 +121,7 @@ export function IncidentPage({ session, route }: { session: Session; route: Rout
               <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Channel</th><th scope="col">To</th><th scope="col">Result</th></tr></thead>
               <tbody>{data.deliveries.map((d) => (
                 <tr key={d.id}><td class="small">{fmtDateTime(d.last_attempt_at ?? d.created_at)}</td><td>{EVENT_WORDS[d.event_type] ?? d.event_type}</td><td>{d.channel}</td>
-                  <td class="small">{d.destination_label || d.destination}</td><td><span class={`pill ${d.state === 'delivered' ? 'ok' : d.state === 'failed' ? 'bad' : 'warn'}`}>{deliveryResult(d)}</span></td></tr>
+                  <td class="small">{d.destination_label || d.destination}</td><td><DeliveryPill d={d} /></td></tr>
               ))}</tbody>
             </table>
           )}

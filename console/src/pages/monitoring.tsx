@@ -8,7 +8,8 @@ import { href, navigate, type Route } from '../router.ts'
 import { ResourcePicker } from '../components/resource-picker.tsx'
 import { CheckForm, type Check, type Draft } from '../components/check-form.tsx'
 import { TEMPLATES, type Values } from '../components/check-fields.ts'
-import { STATE_LABEL, certOf, shortReason, latencyText, stateOf, stateSince, target, uptimeText, who, type Uptime } from '../components/check-state.ts'
+import { StatePill } from '../components/pills.tsx'
+import { certOf, shortReason, latencyText, stateOf, stateSince, target, uptimeText, who, type Uptime } from '../components/check-state.ts'
 import { HeartbeatSecretPanel, type HeartbeatSecret } from '../components/heartbeat-secret.tsx'
 import { ResponseTimes, UptimeBar, UptimeLegend, type Result } from '../components/uptime.tsx'
 import { fmtDateTime, fmtSince, fmtWhen } from '../time.ts'
@@ -160,7 +161,7 @@ export function Monitoring({ session, route }: { session: Session; route: Route 
                 const cert = certOf(c)
                 return [
                   <tr key={c.id} data-check={c.id} class={selected === c.id ? 'sel' : ''}>
-                    <td><span class={`pill state-${s}`} data-state={s}>{STATE_LABEL[s]}</span>{since !== null && <div class="small muted since">{fmtSince(since, undefined, now)}</div>}</td>
+                    <td><StatePill state={s} since={since} now={now} /></td>
                     <td><button type="button" class="link strong" aria-expanded={selected === c.id} onClick={() => setSelected(selected === c.id ? null : c.id)}>{c.name}</button><div class="muted small">{c.kind} · every {c.interval_seconds}s</div></td>
                     <td class="mono small">{target(c)}{cert !== null && <div class={`cert ${cert.warn ? 'warn-text' : 'muted'}`} data-testid="cert">{cert.text}</div>}</td>
                     <td>{c.last_result?.observed_at == null ? <span class="muted">none yet</span> : <span class="small">{fmtWhen(c.last_result.observed_at, undefined, now)}</span>}

@@ -5,9 +5,10 @@
 import { wsPath } from '../api.ts'
 import { usePolled } from '../poll.ts'
 import { href } from '../router.ts'
-import { STATE_LABEL, latencyText, shortReason, stateSince, target, who } from '../components/check-state.ts'
-import { EVENT_WORDS, acknowledge, deliveryResult, type Incident, type Overview as OverviewBody } from '../on-call.ts'
-import { fmtDateTime, fmtDuration, fmtSince, fmtWhen } from '../time.ts'
+import { StatePill, DeliveryPill } from '../components/pills.tsx'
+import { latencyText, shortReason, stateSince, target, who } from '../components/check-state.ts'
+import { EVENT_WORDS, acknowledge, type Incident, type Overview as OverviewBody } from '../on-call.ts'
+import { fmtDateTime, fmtDuration, fmtWhen } from '../time.ts'
 import type { Session } from '../types.ts'
 
 const REFRESH_MS = 5000
@@ -60,7 +61,7 @@ export function Overview({ session }: { session: Session }) {
                   const since = stateSince(c)
                   return (
                     <tr key={c.id} data-check={c.id} data-resource={c.resource.id}>
-                      <td><span class={`pill state-${c.attention}`} data-state={c.attention}>{STATE_LABEL[c.attention]}</span>{since !== null && <div class="small muted since">{fmtSince(since, undefined, now)}</div>}</td>
+                      <td><StatePill state={c.attention} since={since} now={now} /></td>
                       <td><a href={href(['monitoring', c.resource.id])}>{c.resource.name || c.resource.external_id}</a></td>
                       <td class="strong">{c.name}<div class="muted small">{c.kind}{c.required ? '' : ' · not required'}</div></td>
                       <td class="mono small">{target(c)}</td>
@@ -110,7 +111,7 @@ export function Overview({ session }: { session: Session }) {
                     <td><a href={href(['incident', d.resource_id, d.incident_id])}>{EVENT_WORDS[d.event_type] ?? d.event_type}</a></td>
                     <td>{d.channel}</td>
                     <td class="small">{d.destination_label !== '' ? <>{d.destination_label}<div class="muted mono">{d.destination}</div></> : <span class="mono">{d.destination}</span>}</td>
-                    <td><span class={`pill ${d.state === 'delivered' ? 'ok' : d.state === 'failed' ? 'bad' : 'warn'}`} data-result={d.state}>{deliveryResult(d)}</span></td>
+                    <td><DeliveryPill d={d} /></td>
                   </tr>
                 ))}
               </tbody>
