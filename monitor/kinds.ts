@@ -53,9 +53,6 @@ export function isKind(s: string): s is Kind {
   return (ALL_KINDS as readonly string[]).includes(s)
 }
 
-/** Kinds that only this service's monitor processes can run (they read its own stores): never a collector's. */
-export const SERVER_ONLY_KINDS: readonly Kind[] = ['heartbeat', 'log']
-
 export function defaultLocation(kind: Kind): Location {
   return kind === 'heartbeat' ? 'heartbeat' : 'public'
 }

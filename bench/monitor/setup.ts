@@ -96,17 +96,28 @@ export function kindOf(i: number, mix: Mix): keyof Mix {
  * over 3 minutes for 50,000 on PGlite on a busy machine); returns the count per kind.
  */
 export async function createChecks(db: Database, count: number, mix: Mix, cfg: Record<keyof Mix, CheckConfig>): Promise<Record<keyof Mix, number>> {
+  const made: Record<keyof Mix, number> = { https: 0, tcp: 0, heartbeat: 0 }
+  await insertChecks(db, count, (i) => {
+    const kind = kindOf(i, mix)
+    made[kind]++
+    return { kind, config: cfg[kind] }
+  })
+  // Beats stamped a day ahead: heartbeat checks stay up without a beat sender in the measured process;
+  // each heartbeat probe still reads the beat and judges it.
+  await db.query(`UPDATE monitor_checks SET last_beat_at = now() + interval '1 day' WHERE kind = 'heartbeat'`)
+  return made
+}
+
+/** A workspace with 100 resources and `count` checks, the i-th of kind and configuration `pick(i)`, on resource i mod 100. */
+export async function insertChecks(db: Database, count: number, pick: (i: number) => { kind: string; config: CheckConfig }): Promise<{ workspaceId: string; resources: string[] }> {
   const ws = await createWorkspace(db, 'bench')
   const resources: string[] = []
   for (let i = 0; i < 100; i++) resources.push((await registerResource(db, ws.id, { external_id: `bench-${i}`, name: `bench ${i}` })).resource.id)
-  const made: Record<keyof Mix, number> = { https: 0, tcp: 0, heartbeat: 0 }
   const now = new Date().toISOString()
   for (let start = 0; start < count; start += 2000) {
     const rows = []
     for (let i = start; i < Math.min(count, start + 2000); i++) {
-      const kind = kindOf(i, mix)
-      made[kind]++
-      const c = cfg[kind]
+      const { kind, config: c } = pick(i)
       rows.push({
         id: uuidv7(), rid: resources[i % resources.length], name: `check ${i}`, kind, location: kind === 'heartbeat' ? 'heartbeat' : 'public',
         configuration: c.stored, interval_ms: c.intervalMs, timeout_ms: c.timeoutMs, grace_ms: c.graceMs,
@@ -120,8 +131,5 @@ export async function createChecks(db: Database, count: number, mix: Mix, cfg: R
          interval_ms integer, timeout_ms integer, grace_ms integer)`,
       [JSON.stringify(rows), ws.id, now])
   }
-  // Beats stamped a day ahead: heartbeat checks stay up without a beat sender in the measured process;
-  // each heartbeat probe still reads the beat and judges it.
-  await db.query(`UPDATE monitor_checks SET last_beat_at = now() + interval '1 day' WHERE kind = 'heartbeat'`)
-  return made
+  return { workspaceId: ws.id, resources }
 }
