@@ -26,6 +26,7 @@ export type MonitorErrorCode = keyof typeof MONITOR_ERROR_CODES
 /** Reason codes of probe observations (stored with every result). */
 export const PROBE_REASONS = {
   ok: 'LOOKOUT_PROBE_OK',
+  checkDeleted: 'LOOKOUT_PROBE_CHECK_DELETED',
   timeout: 'LOOKOUT_PROBE_TIMEOUT',
   refused: 'LOOKOUT_PROBE_REFUSED',
   dns: 'LOOKOUT_PROBE_DNS',
@@ -59,6 +60,7 @@ export type ProbeReason = (typeof PROBE_REASONS)[keyof typeof PROBE_REASONS]
 
 export const MONITOR_PROBE_ERROR_CODES: Record<ProbeReason, string> = {
   LOOKOUT_PROBE_OK: 'the probe succeeded (up)',
+  LOOKOUT_PROBE_CHECK_DELETED: 'the check was deleted: the code of the incident.closed outbox row that closes its open incident (no observation carries it)',
   LOOKOUT_PROBE_TIMEOUT: 'the target did not answer within timeout_seconds (down)',
   LOOKOUT_PROBE_REFUSED: 'the connection was refused or reset (down)',
   LOOKOUT_PROBE_DNS: 'the host name did not resolve (down)',

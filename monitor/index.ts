@@ -22,6 +22,7 @@ export {
 } from './sources.ts'
 export type { SourceKind } from './sources.ts'
 export type { OutboxPayload } from './writer.ts'
+export { deleteCheck, type Deleted } from './delete.ts'
 export { HttpsRunner } from './probes/https.ts'
 export { TcpRunner } from './probes/tcp.ts'
 export { IcmpRunner } from './probes/icmp.ts'

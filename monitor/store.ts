@@ -75,7 +75,7 @@ export async function getCheck(db: Sql, workspaceId: string, id: string, resourc
   return row
 }
 
-async function lockCheck(tx: Sql, workspaceId: string, id: string, resourceId: string | null, expected: number | null): Promise<CheckRow> {
+export async function lockCheck(tx: Sql, workspaceId: string, id: string, resourceId: string | null, expected: number | null): Promise<CheckRow> {
   const r = await tx.query<CheckRow>(`SELECT ${CHECK_COLUMNS} FROM monitor_checks WHERE id = $1 AND workspace_id = $2 FOR UPDATE`, [id, workspaceId])
   const row = r.rows[0]
   if (row === undefined || (resourceId !== null && row.resource_id !== resourceId)) throw new CheckNotFoundError('check')

@@ -2,7 +2,7 @@
 // a check's recent observations (uptime bar, response times) and the run /
 // pause / resume actions the cloud contract has no route for.
 import type { FastifyInstance } from 'fastify'
-import { checkAction, findCheck, listResults, toCheckView, CheckNotFoundError, MAX_RESULTS_LISTED } from '../../monitor/index.ts'
+import { checkAction, deleteCheck, findCheck, listResults, toCheckView, CheckNotFoundError, MAX_RESULTS_LISTED } from '../../monitor/index.ts'
 import type { Database } from '../../core/index.ts'
 import { NotFoundError } from '../../core/index.ts'
 import { RESOURCE_PARAMS } from '../../workspace/index.ts'
@@ -41,19 +41,20 @@ export async function monitoringExtensionRoutes(app: FastifyInstance, opts: { db
   app.post(`${P}/actions`, {
     config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } },
     schema: {
-      summary: 'Lookout extension: run a check now, pause or resume it (at the revision the caller saw)',
+      summary: 'Lookout extension: run a check now, pause, resume or delete it (at the revision the caller saw); delete answers {id, deleted, closed_incident_id}',
       params: RESOURCE_PARAMS,
       body: {
         type: 'object', additionalProperties: false, required: ['id', 'revision', 'action'],
-        properties: { id: uuid, revision: { type: 'integer', minimum: 1 }, action: { type: 'string', enum: ['run', 'pause', 'resume'] } },
+        properties: { id: uuid, revision: { type: 'integer', minimum: 1 }, action: { type: 'string', enum: ['run', 'pause', 'resume', 'delete'] } },
       },
     },
   }, async (req) => {
     const { ws, rid } = await target(req.params)
-    const b = req.body as { id: string; revision: number; action: 'run' | 'pause' | 'resume' }
+    const b = req.body as { id: string; revision: number; action: 'run' | 'pause' | 'resume' | 'delete' }
     const existing = await findCheck(db, b.id.toLowerCase())
     if (existing === null || existing.workspace_id !== ws || existing.resource_id !== rid) throw new CheckNotFoundError('check')
     const now = Date.now()
+    if (b.action === 'delete') return deleteCheck(db, ws, rid, existing.id, b.revision, now)
     return toCheckView(await checkAction(db, ws, existing.id, b.revision, b.action, null, now), now)
   })
 }

@@ -107,8 +107,11 @@ export interface MonitorChange {
 export async function cloudNewCheck(db: Sql, ws: string, rid: string, b: MonitorChange): Promise<NewCheck> {
   const p = new Problems(CLOUD_PLACES)
   if (b.name == null) p.add(detail(['body', 'name'], 'Field required to create a check', 'missing'))
-  if (b.kind == null) p.add(detail(['body', 'kind'], 'Field required to create a check', 'missing'))
-  p.throwIfAny()
+  // Without a kind nothing else can be judged; a missing name is reported with the configuration's problems.
+  if (b.kind == null) {
+    p.add(detail(['body', 'kind'], 'Field required to create a check', 'missing'))
+    p.throwIfAny()
+  }
   const kind = b.kind as Kind
   const location = p.location(kind, b.location)
   const config = p.config(kind, b.configuration ?? {})

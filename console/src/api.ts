@@ -1,17 +1,20 @@
 // Calls to the Lookout API with the session cookie (never a token: the browser
 // has none). Changes carry the same-origin header the server demands.
 
+export type DetailItem = { loc?: (string | number)[]; msg?: string; type?: string }
+
 export class ApiError extends Error {
   readonly status: number
   readonly code: string
-  constructor(status: number, code: string, message: string) {
+  /** A 422's items, for forms that show each problem at its field. */
+  readonly items: DetailItem[]
+  constructor(status: number, code: string, message: string, items: DetailItem[] = []) {
     super(message)
     this.status = status
     this.code = code
+    this.items = items
   }
 }
-
-type DetailItem = { loc?: (string | number)[]; msg?: string; type?: string }
 
 // Parameter names as the page labels them.
 const FIELD_NAMES: Record<string, string> = {
@@ -76,7 +79,8 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   }
   if (!res.ok) {
     const h = humanMessage(res.status, parsed)
-    const err = new ApiError(res.status, h.code, h.message)
+    const d = (parsed as { detail?: unknown } | undefined)?.detail
+    const err = new ApiError(res.status, h.code, h.message, res.status === 422 && Array.isArray(d) ? d as DetailItem[] : [])
     if (res.status === 401) window.dispatchEvent(new CustomEvent('lookout:signed-out', { detail: h.code === 'LOOKOUT_AUTH_MISSING' ? '' : h.message }))
     throw err
   }

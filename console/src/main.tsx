@@ -4,17 +4,21 @@ import './style.css'
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, api, wsPath } from './api.ts'
-import { href, navigate, useRoute } from './router.ts'
+import { href, navigate, useRoute, type Route } from './router.ts'
+import { tzOf } from './time.ts'
 import { SignIn } from './pages/signin.tsx'
 import { Explorer } from './pages/explorer.tsx'
 import { Monitoring } from './pages/monitoring.tsx'
+import { Overview } from './pages/overview.tsx'
+import { IncidentPage } from './pages/incident.tsx'
+import { Inbox } from './pages/inbox.tsx'
 import { Ingest } from './pages/ingest.tsx'
 import { Resources } from './pages/resources.tsx'
 import { TokenPage } from './pages/token.tsx'
 import type { Me, Resource, Session } from './types.ts'
 
 const NAV = [
-  ['logs', 'Logs'], ['monitoring', 'Monitoring'], ['ingest', 'Ingest'], ['resources', 'Resources'], ['token', 'Token'],
+  ['overview', 'Overview'], ['inbox', 'Inbox'], ['logs', 'Logs'], ['monitoring', 'Monitoring'], ['ingest', 'Ingest'], ['resources', 'Resources'], ['token', 'Token'],
 ] as const
 
 /** Light or dark for this tab (it starts from the system's preference; nothing is stored). */
@@ -24,10 +28,51 @@ function ThemeToggle() {
   return <button type="button" class="btn ghost" aria-pressed={light} onClick={() => setLight(!light)}>{light ? 'Dark theme' : 'Light theme'}</button>
 }
 
+/** The inbox's unread count beside its link: polled, and told at once by the inbox page. */
+function useUnread(session: Session): number | null {
+  const [n, setN] = useState<number | null>(null)
+  useEffect(() => {
+    if (!session.me.credential.scopes.includes('monitor:read')) return
+    const ws = session.me.workspace.id
+    const poll = () => api<{ unread_count: number }>('GET', `${wsPath(ws)}/notifications?filter=unread&limit=1`).then((r) => setN(r.unread_count), () => undefined)
+    const on = (e: Event) => setN(Number((e as CustomEvent).detail))
+    window.addEventListener('lookout:unread', on)
+    void poll()
+    const t = setInterval(poll, 30_000)
+    return () => { clearInterval(t); window.removeEventListener('lookout:unread', on) }
+  }, [session.me.workspace.id])
+  return n
+}
+
+/** UTC or the browser's zone for every time shown; kept in the URL (router.ts carries it along). */
+function TzToggle({ route }: { route: Route }) {
+  const tz = tzOf(route.params)
+  const set = (v: 'utc' | 'local') => {
+    // Every other parameter as it is (some repeat): only tz changes.
+    const p = new URLSearchParams(route.params)
+    if (v === 'local') p.set('tz', 'local')
+    else p.delete('tz')
+    const rest = p.toString()
+    history.replaceState(null, '', `${location.hash.split('?')[0] || '#/'}${rest === '' ? '' : `?${rest}`}`)
+    window.dispatchEvent(new HashChangeEvent('hashchange'))
+  }
+  return (
+    <span class="tz" role="group" aria-label="Time zone">
+      Times in
+      <button type="button" class="btn small" aria-pressed={tz === 'utc'} onClick={() => set('utc')}>UTC</button>
+      <button type="button" class="btn small" aria-pressed={tz === 'local'} onClick={() => set('local')}>Local</button>
+    </span>
+  )
+}
+
 function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
   const route = useRoute()
-  const page = route.path[0] ?? 'logs'
-  const content = page === 'monitoring' ? <Monitoring session={session} route={route} />
+  const page = route.path[0] ?? 'overview'
+  const unread = useUnread(session)
+  const content = page === 'overview' ? <Overview session={session} />
+    : page === 'inbox' ? <Inbox session={session} route={route} />
+    : page === 'incident' ? <IncidentPage session={session} route={route} />
+    : page === 'monitoring' ? <Monitoring session={session} route={route} />
     : page === 'ingest' ? <Ingest session={session} />
     : page === 'resources' ? <Resources session={session} />
     : page === 'token' ? <TokenPage session={session} />
@@ -38,7 +83,8 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
         <div class="brand"><span class="logo" aria-hidden="true" />Lookout</div>
         <ul>
           {NAV.map(([p, label]) => (
-            <li key={p}><a href={href([p])} aria-current={page === p ? 'page' : undefined} class={page === p ? 'active' : ''}>{label}</a></li>
+            <li key={p}><a href={href([p])} aria-current={page === p ? 'page' : undefined} class={page === p ? 'active' : ''}>{label}
+              {p === 'inbox' && unread !== null && unread > 0 && <span class="badge" data-testid="unread-badge"><span class="sr-only">, unread: </span>{unread}</span>}</a></li>
           ))}
           <li><a href="/v1/docs/" target="_blank" rel="noopener">API reference ↗</a></li>
         </ul>
@@ -52,6 +98,7 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
               {session.workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
             </select>
           </label>
+          <TzToggle route={route} />
           <span class="who">{session.me.credential.name || 'token'} · {session.me.credential.resources === 'all' ? 'all resources' : `${session.me.credential.resources.length} resource(s)`}</span>
           <ThemeToggle />
           <button type="button" class="btn ghost" onClick={onSignOut}>Sign out</button>
@@ -107,7 +154,7 @@ function App() {
     const fromLink = (): boolean => {
       const m = /^#signin=([A-Za-z0-9_-]+)$/.exec(location.hash)
       if (m === null) return false
-      history.replaceState(null, '', wanted || '#/logs')
+      history.replaceState(null, '', wanted || '#/overview')
       api('POST', '/console/session', { code: m[1] }).then(() => {
         wanted = ''
         return load()

@@ -23,6 +23,9 @@ export function href(path: string[], params?: Params): string {
     if (Array.isArray(v)) for (const x of v) u.append(k, x)
     else if (typeof v === 'string' && v !== '') u.set(k, v)
   }
+  // The time zone choice (time.ts) follows every link, unless the link sets it (null: back to UTC).
+  const tz = parseHash().params.get('tz')
+  if (tz !== null && (params === undefined || !('tz' in params))) u.set('tz', tz)
   const s = u.toString()
   return `#/${path.map(encodeURIComponent).join('/')}${s === '' ? '' : `?${s}`}`
 }

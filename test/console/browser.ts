@@ -28,8 +28,8 @@ export interface Watched {
   clear(): void
 }
 
-export async function watchedPage(browser: Browser): Promise<Watched> {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' })
+export async function watchedPage(browser: Browser, options: { timezoneId?: string } = {}): Promise<Watched> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark', ...options })
   const page = await context.newPage()
   const w: Watched = {
     context, page, offLoopback: [], problems: [],

@@ -63,6 +63,10 @@ t.test('a client-chosen id makes creation safe to retry', async (t) => {
   t.equal(unknown.status, 422)
   t.same(unknown.body.detail[0].loc, ['body', 'kind'])
   t.equal(unknown.body.detail[0].type, 'missing')
+  // Every problem at once (the console's form shows them together): the missing name beside the configuration's.
+  const all = await lk.req('POST', P, { kind: 'tcp', configuration: { host: '', port: 0 } })
+  t.equal(all.status, 422)
+  t.same([...new Set(all.body.detail.map((d: { loc: string[] }) => d.loc.join('.')))].sort(), ['body.configuration.host', 'body.configuration.port', 'body.name'])
 })
 
 t.test('MonitorChange is validated as the contract says', async (t) => {

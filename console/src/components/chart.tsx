@@ -1,6 +1,7 @@
 // A uPlot chart that follows its container's width.
 import uPlot from 'uplot'
 import { useEffect, useRef } from 'preact/hooks'
+import { tzOf } from '../time.ts'
 
 export interface ChartProps {
   options: Omit<uPlot.Options, 'width'>
@@ -11,12 +12,15 @@ export interface ChartProps {
 }
 
 export function Chart({ options, data, label, shape = '' }: ChartProps) {
+  const tz = tzOf()
   const box = useRef<HTMLDivElement>(null)
   const plot = useRef<uPlot | null>(null)
   useEffect(() => {
     const el = box.current
     if (el === null) return
-    const u = new uPlot({ ...options, width: Math.max(200, el.clientWidth) } as uPlot.Options, data, el)
+    // Axis times in the console's zone (time.ts): UTC unless the URL says local.
+    const tzDate = tz === 'utc' ? (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') : undefined
+    const u = new uPlot({ ...options, tzDate, width: Math.max(200, el.clientWidth) } as uPlot.Options, data, el)
     plot.current = u
     const ro = new ResizeObserver(() => u.setSize({ width: Math.max(200, el.clientWidth), height: options.height }))
     ro.observe(el)
@@ -25,7 +29,7 @@ export function Chart({ options, data, label, shape = '' }: ChartProps) {
       u.destroy()
       plot.current = null
     }
-  }, [shape])
+  }, [shape, tz])
   useEffect(() => {
     plot.current?.setData(data)
   }, [data])

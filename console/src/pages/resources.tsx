@@ -3,14 +3,11 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, resPath } from '../api.ts'
 import { href } from '../router.ts'
+import { fmtAgo, fmtDateTime } from '../time.ts'
 import type { Session } from '../types.ts'
 
 interface Facts { health?: string; checks?: number; sources?: number; lastLog?: string | null }
 
-const ago = (iso: string) => {
-  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000))
-  return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.round(s / 60)}m ago` : s < 86_400 ? `${Math.round(s / 3600)}h ago` : `${Math.round(s / 86_400)}d ago`
-}
 const HEALTH: Record<string, string> = { healthy: 'up', unhealthy: 'down', unknown: 'unknown' }
 
 export function Resources({ session }: { session: Session }) {
@@ -60,7 +57,7 @@ export function Resources({ session }: { session: Session }) {
                     <td>{f?.health === undefined ? <span class="muted">–</span> : <span class={`pill state-${f.health}`} data-state={f.health}>{f.health}</span>}</td>
                     <td class="num">{f?.checks ?? '–'}</td>
                     <td class="num">{f?.sources ?? '–'}</td>
-                    <td>{f?.lastLog === undefined ? '–' : f.lastLog === null ? <span class="muted">none yet</span> : <span title={f.lastLog}>{ago(f.lastLog)}</span>}</td>
+                    <td>{f?.lastLog === undefined ? '–' : f.lastLog === null ? <span class="muted">none yet</span> : <span title={fmtDateTime(f.lastLog)}>{fmtAgo(f.lastLog)}</span>}</td>
                     <td class="actions"><a class="btn small" href={href(['logs', r.id])}>Logs</a> <a class="btn small" href={href(['monitoring', r.id])}>Checks</a></td>
                   </tr>
                 )
