@@ -24,8 +24,8 @@ export interface Cloud {
   req(method: string, path: string, body?: unknown): Promise<Res>
   /** SIGKILL (a crash), then wait for the exit. */
   kill(): Promise<void>
-  /** Starts it again on the same directory and port. */
-  restart(): Promise<void>
+  /** Starts it again on the same directory and port (`env` replaces variables of the first start). */
+  restart(env?: Record<string, string>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -68,8 +68,8 @@ export async function startCloud(extra: Record<string, string> = {}): Promise<Cl
       child.kill('SIGKILL')
       await exited
     },
-    async restart() {
-      ({ child, url } = await spawnCloud(dir, port, extra))
+    async restart(env = {}) {
+      ({ child, url } = await spawnCloud(dir, port, { ...extra, ...env }))
     },
     async stop() {
       if (alive()) {
