@@ -117,7 +117,8 @@ async function rewriteQueued(tx: Sql, ws: string, oldId: string, canonical: stri
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Fields of a desktop project request that name records (path, query, body). */
-const REF_FIELDS = ['id', 'item_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable'] as const
+const REF_FIELDS = ['id', 'item_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable',
+  'deliverable_id', 'target_board_id', 'target_status_id'] as const
 
 /**
  * Rewrites every old id a desktop project request names (path id, filters, a

@@ -6,6 +6,8 @@
 // approval decisions travel both ways.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
+import { connectMcp } from '../mcp/mcp-helpers.ts'
+import { LOCAL_ONLY_NOTE } from '../../../desktop/mcp/server.ts'
 import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop } from './portal-helpers.ts'
 
 const cloud = await startCloud()
@@ -164,6 +166,26 @@ t.test('work states and approval decisions travel both ways', async (t) => {
   const s = (await owner('GET', '/v1/portal/connection')).body
   t.equal(s.conflicts, 0, JSON.stringify((await owner('GET', '/v1/portal/conflicts')).body))
   t.equal(s.pending_operations, 0)
+})
+
+t.test('what stays local says so: a comment made through the tool server on a connected desktop; old ids on portal-shaped routes', async (t) => {
+  const before = await create('commented here')
+  await sync()
+  const task = await local(before.id)
+  t.not(task.id, before.id, 'the task took its canonical id')
+  // The portal-shaped route (the tool server's) accepts the provisional id too.
+  const direct = await owner('POST', `/v1/workspaces/${desk.workspaceId}/tasks/${before.id}/comments`, { idempotency_key: randomUUID(), body: 'by the old id' })
+  t.equal(direct.status, 201, JSON.stringify(direct.body))
+  t.equal(direct.headers['x-lookout-sync'], 'local', 'the answer says the comment stays local')
+  const mcp = await connectMcp(t, desk.env as Record<string, string>)
+  t.teardown(() => mcp.client.close())
+  const r = await mcp.client.callTool({ name: 'project_comment_create', arguments: { item_id: task.id, body: 'from an agent', idempotency_key: randomUUID() } })
+  t.notOk(r.isError, JSON.stringify(r.content))
+  const texts = (r.content as { type: string; text: string }[]).map((c) => c.text)
+  t.same(texts.slice(1), [LOCAL_ONLY_NOTE], 'the tool result says it is kept on this desktop only')
+  const read = await mcp.client.callTool({ name: 'project_get', arguments: { item_id: task.id } })
+  t.equal((read.content as unknown[]).length, 1, 'a read carries no such note')
+  t.same((await owner('GET', '/v1/portal/connection')).body.local_only.includes('comments'), true, 'and the status lists comments as local')
 })
 
 t.test('the CLI says what happened: a failed round exits 1, the status follows the last attempt, no service is one line', async (t) => {
