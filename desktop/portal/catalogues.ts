@@ -31,6 +31,8 @@ export interface CatalogueContext {
   portalWs: string
   target: PortalTarget
   taxonomy: boolean
+  /** Set when a catalogue change waits for the tasks to be pushed first (an archive): the round runs the catalogues again after its push. */
+  deferred?: boolean
 }
 
 const P = (c: CatalogueContext) => `/v1/workspaces/${c.portalWs}/project`
@@ -99,10 +101,14 @@ async function merge(c: CatalogueContext, kind: Kind, local: Entry[], portal: En
       }
     }
     if (p === undefined) {
-      // Local only: created on the portal, then the local entry takes the portal's id.
-      const id = await ops.push(l, null)
+      // Local only: created on the portal, then the local entry takes the portal's id. One archived here
+      // before the first sync is created live, so the tasks that carry it can be created with it (the portal
+      // takes no archived choice on a new task); its archive follows after the push (c.deferred).
+      const sent = l.value.archived === true ? { ...l.value, archived: false } : l.value
+      if (sent !== l.value) c.deferred = true
+      const id = await ops.push({ id: l.id, value: sent }, null)
       await c.db.transaction((tx) => adoptId(tx, c.ws, kind, l.id, id))
-      await setBase(c.db, c.ws, kind, id, l.value)
+      await setBase(c.db, c.ws, kind, id, sent)
       matched.add(id)
       continue
     }

@@ -7,7 +7,7 @@
 import type { Database } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
 import { ensureProject } from '../../workspace/index.ts'
-import { syncCatalogues } from './catalogues.ts'
+import { syncCatalogues, type CatalogueContext } from './catalogues.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
 import { capture, counts } from './outbox.ts'
@@ -113,7 +113,7 @@ export class PortalSync {
       // The portal answers: the status says so now, not when the (possibly long) round ends.
       await recordOutcome(this.#db, ws, 'connected', null)
       const taxonomy = me.features.includes(TAXONOMY_FEATURE)
-      const ctx = { db: this.#db, ws, portalWs, target, taxonomy }
+      const ctx: CatalogueContext = { db: this.#db, ws, portalWs, target, taxonomy }
       await syncCatalogues(ctx)
       out.captured += await capture(this.#db, ws)
       const before = (await counts(this.#db, ws)).conflicts
@@ -122,6 +122,7 @@ export class PortalSync {
       } finally {
         out.conflicts_opened = Math.max(0, (await counts(this.#db, ws)).conflicts - before)
       }
+      if (ctx.deferred === true) await syncCatalogues({ ...ctx, deferred: false })
       const p = await pull(ctx, conn.pull_cursor)
       out.pulled = p.applied
       await this.#db.query('UPDATE portal_connection SET pull_cursor = $2 WHERE workspace_id = $1', [ws, p.cursor])

@@ -3,6 +3,8 @@
 // statuses and a second type "Task", every round after failing on
 // project_boards_pkey) heals on upgrade: the duplicates fold into the portal's
 // board, statuses and type, and the task made on them reaches the cloud once.
+// Then a second desktop of the same portal workspace whose task carries a label
+// archived before its first sync: the task is adopted, not a conflict.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -11,9 +13,10 @@ import { openPglite } from '../../../core/index.ts'
 import { startDesktopProcess } from '../desktop-helpers.ts'
 import { cloudTasks, startCloud, startPortalDesktop } from './portal-helpers.ts'
 
+const cloud = await startCloud()
+t.teardown(() => cloud.stop())
+
 t.test('a desktop holding a connect-first duplicate board and type heals', async (t) => {
-  const cloud = await startCloud()
-  t.teardown(() => cloud.stop())
   const first = await startPortalDesktop()
   t.teardown(() => first.stop())
   const CW = `/v1/workspaces/${cloud.workspaceId}`
@@ -74,4 +77,32 @@ t.test('a desktop holding a connect-first duplicate board and type heals', async
   t.equal(onCloud[0].status_id, statuses[0].id, 'on the portal\'s own "To do"')
   const byOld = (await desk.owner('GET', `/v1/projects/items?board_id=${dupBoard}`)).body.items
   t.same(byOld.map((x: any) => x.id), [here.id], 'the old board id still selects its tasks')
+})
+
+t.test('a task whose label was archived before the first sync is adopted, not a conflict', async (t) => {
+  const desk = await startPortalDesktop()
+  t.teardown(() => desk.stop())
+  const CW = `/v1/workspaces/${cloud.workspaceId}`
+  const tax = async () => (await desk.owner('GET', '/v1/projects/taxonomy')).body
+  const made = await desk.owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), kind: 'label', operation: 'create', name: 'old campaign', revision: (await tax()).revision })
+  t.equal(made.status, 200)
+  const label = made.body.labels.find((l: any) => l.name === 'old campaign')
+  const task = await desk.owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title: 'labelled, then the label archived', label_ids: [label.id] })
+  t.equal(task.status, 201)
+  const gone = await desk.owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), kind: 'label', operation: 'archive', id: label.id, revision: (await tax()).revision })
+  t.equal(gone.status, 200, JSON.stringify(gone.body))
+  t.equal((await desk.owner('POST', '/v1/portal/connection', { url: cloud.url, token: cloud.token })).status, 200)
+  const round = (await desk.owner('POST', '/v1/portal/sync')).body
+  t.equal(round.state, 'connected', JSON.stringify(round))
+  const st = (await desk.owner('GET', '/v1/portal/connection')).body
+  t.equal(st.conflicts, 0, JSON.stringify((await desk.owner('GET', '/v1/portal/conflicts')).body))
+  t.equal(st.pending_operations, 0)
+  const onCloud = (await cloudTasks(cloud)).find((x) => x.title === 'labelled, then the label archived')
+  t.ok(onCloud, 'the task reached the cloud')
+  const archived = (await cloud.req('GET', `${CW}/project/taxonomy?archived=true`)).body.labels.find((l: any) => l.name === 'old campaign')
+  t.ok(archived, 'the label is archived on the cloud too')
+  t.same(onCloud.label_ids, [archived.id], 'and the task carries it')
+  const here = (await desk.owner('GET', `/v1/projects/items/${task.body.id}`)).body
+  t.equal(here.id, onCloud.id)
+  t.same(here.label_ids, [archived.id])
 })
