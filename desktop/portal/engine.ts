@@ -12,7 +12,7 @@ import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type Po
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
 import { capture, counts } from './outbox.ts'
 import { pull } from './pull.ts'
-import { pushOutbox } from './push.ts'
+import { pushOutbox, type PushContext } from './push.ts'
 
 export interface PortalSyncOptions {
   /** Time between rounds; default 30 s (a local change or a connect wakes it sooner). */
@@ -107,13 +107,13 @@ export class PortalSync {
       await this.#db.query('UPDATE project_workspaces SET portal_shared = true WHERE workspace_id = $1 AND NOT portal_shared', [ws])
       // Local work enters the outbox first, so a round that cannot reach the portal still shows it as pending.
       out.captured = await capture(this.#db, ws)
-      const me = await portalCall<{ workspace: { id: string }; credential: { scopes: string[] } }>(target, 'GET', '/v1/me')
+      const me = await portalCall<{ workspace: { id: string }; credential: { id: string | null; scopes: string[] } }>(target, 'GET', '/v1/me')
       if (me.body.workspace.id !== portalWs) throw new Error(`the token now belongs to portal workspace ${me.body.workspace.id}, not ${portalWs}: reconnect`)
       await this.#db.query('UPDATE portal_connection SET features = $2, scopes = $3 WHERE workspace_id = $1', [ws, me.features, me.body.credential.scopes])
       // The portal answers: the status says so now, not when the (possibly long) round ends.
       await recordOutcome(this.#db, ws, 'connected', null)
       const taxonomy = me.features.includes(TAXONOMY_FEATURE)
-      const ctx: CatalogueContext = { db: this.#db, ws, portalWs, target, taxonomy }
+      const ctx: CatalogueContext & PushContext = { db: this.#db, ws, portalWs, target, taxonomy, touched: new Set() }
       await syncCatalogues(ctx)
       out.captured += await capture(this.#db, ws)
       const before = (await counts(this.#db, ws)).conflicts
@@ -123,7 +123,7 @@ export class PortalSync {
         out.conflicts_opened = Math.max(0, (await counts(this.#db, ws)).conflicts - before)
       }
       if (ctx.deferred === true) await syncCatalogues({ ...ctx, deferred: false })
-      const p = await pull(ctx, conn.pull_cursor)
+      const p = await pull({ ...ctx, self: me.body.credential.id }, conn.pull_cursor)
       out.pulled = p.applied
       await this.#db.query('UPDATE portal_connection SET pull_cursor = $2 WHERE workspace_id = $1', [ws, p.cursor])
       await recordOutcome(this.#db, ws, 'connected', null, true)

@@ -18,6 +18,8 @@ export interface PushContext {
   portalWs: string
   target: PortalTarget
   taxonomy: boolean
+  /** Portal ids of the items this round's push sent and merged from the answers (pull.ts). */
+  touched?: Set<string>
 }
 
 /** A task (or note) as the portal returns it. */
@@ -49,6 +51,7 @@ async function sendCreate(c: PushContext, op: OutboxOp, type: string): Promise<v
   const body = { idempotency_key: op.idempotency_key, ...forPortal(c, fields) }
   const out = await portalCall<PortalTask>(c.target, 'POST', T(c, type), body)
   await adoptTask(c.db, c.ws, op.item_key, out.body)
+  c.touched?.add(out.body.id)
 }
 
 /** The portal's state and reviewer an edit starts from (its base), fetched when the base does not hold the state (before issue 32). */
@@ -142,6 +145,7 @@ async function sendOne(c: PushContext, op: OutboxOp): Promise<boolean> {
       return false
     } else {
       await sendEdit(c, op, type, item as PortalItem & { portal_id: string; portal_revision: number })
+      c.touched?.add(item.portal_id)
     }
     await settle(c.db, c.ws, op.seq, 'done')
     return true
