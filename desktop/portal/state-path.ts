@@ -27,6 +27,8 @@ export function statePath(from: WorkState, to: WorkState, reviewer: number | nul
       if (!v.ok || seen.has(v.state)) continue
       const path = [...(seen.get(at) as StateStep[]), step]
       if (v.state === to) return path
+      // Blocking needs a reason the desktop gave only for its own block: never a step on the way.
+      if (v.state === 'blocked') continue
       seen.set(v.state, path)
       queue.push(v.state)
     }
