@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { connectMcp } from '../mcp/mcp-helpers.ts'
 import { LOCAL_ONLY_NOTE } from '../../../desktop/mcp/server.ts'
 import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop } from './portal-helpers.ts'
+import { deskOps } from './portal-helpers.ts'
 
 const cloud = await startCloud()
 t.teardown(() => cloud.stop())
@@ -17,16 +18,7 @@ t.teardown(() => desk.stop())
 const { owner } = desk
 const CW = `/v1/workspaces/${cloud.workspaceId}`
 
-async function create(title: string, extra: Record<string, unknown> = {}) {
-  const r = await owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title, ...extra })
-  if (r.status !== 201) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body
-}
-const sync = async () => {
-  const r = await owner('POST', '/v1/portal/sync')
-  if (r.status !== 200) throw new Error(`sync: ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body
-}
+const { create, sync } = deskOps(desk)
 const local = async (id: string) => (await owner('GET', `/v1/projects/items/${id}`)).body
 const remote = async (id: string) => (await cloud.req('GET', `${CW}/tasks/${id}`)).body
 
