@@ -78,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'portal': {
       const portal = await import('./portal-cli.ts')
       if (rest[0] === undefined || rest[0] === 'help') {
-        process.stdout.write(`lookout ${portal.PORTAL_USAGE}\n`)
+        process.stdout.write(`${portal.PORTAL_USAGE}\n`)
         return rest[0] === undefined ? 2 : 0
       }
       return portal.portalCommand(rest)

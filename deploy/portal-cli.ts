@@ -1,15 +1,19 @@
 // `lookout portal ...`: the portal connection of the running desktop service,
 // over its owner socket (deploy/PORTAL.md). The token is read from --token or,
 // with --token -, from standard input (so it stays out of the process list).
+import { existsSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Client } from 'undici'
 import { checkPrivateDir, desktopPaths } from '../desktop/index.ts'
 
-export const PORTAL_USAGE = `lookout portal connect --url URL --token TOKEN|-   connect the desktop to its portal (a Lookout cloud)
-  lookout portal status                           state, last sync, pending operations, last error, conflicts
-  lookout portal sync                             run a sync round now
-  lookout portal conflicts                        operations the portal refused (409 conflicts, other refusals)
+export const PORTAL_USAGE = `Usage:
+  lookout portal connect --url URL --token TOKEN|-   connect the desktop to its portal (a Lookout cloud)
+  lookout portal status                           state (of the last attempt), last sync, pending operations,
+                                                  conflicts, what stays local by design
+  lookout portal sync                             run a sync round now, print what it did (exit 1 when it failed)
+  lookout portal conflicts                        operations the portal refused (409 conflicts, other refusals):
+                                                  task number, title, the fields in conflict
   lookout portal resolve SEQ retry|drop           retry (local values win) or drop a refused operation
   lookout portal reviews                          catalogue entries that need review
   lookout portal review ID local|portal           keep the local or the portal value
@@ -22,7 +26,15 @@ async function readStdin(): Promise<string> {
   return s.trim()
 }
 
+/** The desktop service is not running: every portal command says so in one line. */
+export class DesktopNotRunning extends Error {
+  constructor(socketPath: string) {
+    super(`the desktop service is not running (no owner socket at ${socketPath}): start it with \`lookout desktop\``)
+  }
+}
+
 async function call(socketPath: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  if (!existsSync(socketPath)) throw new DesktopNotRunning(socketPath)
   checkPrivateDir(dirname(socketPath))
   const client = new Client('http://localhost', { socketPath })
   try {
@@ -31,6 +43,10 @@ async function call(socketPath: string, method: 'GET' | 'POST' | 'DELETE', path:
     })
     const text = await res.body.text()
     return { status: res.statusCode, body: text === '' ? undefined : JSON.parse(text) }
+  } catch (err) {
+    // A socket left behind by a service that died: nobody listens on it.
+    if (['ENOENT', 'ECONNREFUSED'].includes((err as { code?: string }).code ?? '')) throw new DesktopNotRunning(socketPath)
+    throw err
   } finally {
     await client.close()
   }
@@ -42,10 +58,26 @@ function line(k: string, v: unknown): string {
 
 function formatStatus(s: Record<string, unknown>): string {
   let out = line('state', s.state)
-  for (const k of ['url', 'workspace_id', 'task_taxonomy', 'last_sync_at', 'pending_operations', 'conflicts', 'reviews', 'last_error', 'last_error_at']) {
+  for (const k of ['url', 'workspace_id', 'task_taxonomy', 'last_attempt_at', 'last_sync_at', 'pending_operations', 'conflicts', 'reviews', 'last_error', 'last_error_at']) {
     if (k in s) out += line(k, s[k])
   }
+  if (Array.isArray(s.local_only)) out += line('local by design', s.local_only.join(', '))
   return out
+}
+
+function formatRound(b: Record<string, unknown>): string {
+  return line('state', b.state) + line('captured', b.captured) + line('pushed', b.pushed) + line('pulled', b.pulled) +
+    line('conflicts opened', b.conflicts_opened) + (b.error === null ? '' : line('error', b.error))
+}
+
+/** One line per operation: seq, the task's number and title, the fields in conflict, and why. */
+function formatConflicts(b: { items: { seq: string; number: number | null; title: string | null; item_type: string; op: string; payload: Record<string, unknown>; state: string; last_error: string | null }[] }): string {
+  if (b.items.length === 0) return 'no conflicts\n'
+  return b.items.map((c) => {
+    const what = c.item_type === 'note' ? 'note' : c.number === null ? 'task (no number yet)' : `task #${c.number}`
+    const fields = c.op === 'create' ? 'creation' : Object.keys(c.payload).join(', ')
+    return `${c.seq.padEnd(8)}${what} ${JSON.stringify(c.title ?? '')}\n${' '.repeat(8)}${c.state}: ${fields}${c.last_error === null ? '' : ` (${c.last_error})`}\n`
+  }).join('')
 }
 
 export async function portalCommand(args: string[]): Promise<number> {
@@ -73,10 +105,15 @@ export async function portalCommand(args: string[]): Promise<number> {
       return out(await call(socketPath, 'GET', '/v1/portal/connection'), formatStatus)
     case 'disconnect':
       return out(await call(socketPath, 'DELETE', '/v1/portal/connection'), (b) => `${b.state}\n`)
-    case 'sync':
-      return out(await call(socketPath, 'POST', '/v1/portal/sync'), (b) => line('state', b.state) + line('captured', b.captured) + line('pushed', b.pushed) + line('pulled', b.pulled) + line('error', b.error))
+    case 'sync': {
+      const r = await call(socketPath, 'POST', '/v1/portal/sync')
+      const code = out(r, formatRound)
+      if (code !== 0 || r.body.state === 'connected') return code
+      process.stderr.write(`lookout portal sync: the round failed (${r.body.state}): ${r.body.error}\n`)
+      return 1
+    }
     case 'conflicts':
-      return out(await call(socketPath, 'GET', '/v1/portal/conflicts'))
+      return out(await call(socketPath, 'GET', '/v1/portal/conflicts'), formatConflicts)
     case 'reviews':
       return out(await call(socketPath, 'GET', '/v1/portal/reviews'))
     case 'resolve': {

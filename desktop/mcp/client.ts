@@ -10,6 +10,8 @@ export type Query = Record<string, unknown>
 export interface ServiceResponse {
   status: number
   body: unknown
+  /** X-Lookout-Sync: `local` when the write stays on this desktop although its workspace is connected to a portal. */
+  sync?: string
 }
 
 const UNREACHABLE = new Set(['ENOENT', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
@@ -55,7 +57,8 @@ export class ServiceClient {
       } catch {
         // not JSON: kept as text
       }
-      return { status: res.statusCode, body: parsed }
+      const sync = res.headers['x-lookout-sync']
+      return { status: res.statusCode, body: parsed, ...(typeof sync === 'string' ? { sync } : {}) }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? ''
       if (UNREACHABLE.has(code)) {

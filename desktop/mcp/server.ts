@@ -94,9 +94,14 @@ function errorResult(e: ToolError) {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError: true }
 }
 
-function okResult(body: unknown) {
+/** Said with the result of a write that stays on this desktop although the workspace is connected to a portal. */
+export const LOCAL_ONLY_NOTE = 'Kept on this desktop only: the workspace is connected to its portal, but comments, deliverables and edges are not synced to it (lookout portal status).'
+
+function okResult(body: unknown, sync?: string) {
   const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : { result: body }
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, isError: false }
+  const content = [{ type: 'text', text: JSON.stringify(structured) }]
+  if (sync === 'local') content.push({ type: 'text', text: LOCAL_ONLY_NOTE })
+  return { content, structuredContent: structured, isError: false }
 }
 
 export class McpServer {
@@ -200,7 +205,7 @@ export class McpServer {
         ? await this.#opts.client.request('GET', path, rest)
         : await this.#opts.client.request(spec.method, path, {}, rest)
       const ok = (spec.answers ?? []).includes(res.status) || (res.status >= 200 && res.status < 300)
-      return ok ? okResult(res.body) : errorResult(toolErrorOf(res.status, res.body))
+      return ok ? okResult(res.body, res.sync) : errorResult(toolErrorOf(res.status, res.body))
     } catch (err) {
       if (err instanceof ServiceUnreachable) return errorResult({ code: err.code, message: err.message, status: 503 })
       throw err

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Database, Sql } from '../../core/index.ts'
 import { forgetDefaultBoard } from '../../workspace/index.ts'
-import { adoptId } from './id-map.ts'
+import { adoptId, foldId } from './id-map.ts'
 import { portalCall, type PortalTarget } from './client.ts'
 
 interface Entry { id: string; value: Record<string, unknown> }
@@ -31,6 +31,8 @@ export interface CatalogueContext {
   portalWs: string
   target: PortalTarget
   taxonomy: boolean
+  /** Set when a catalogue change waits for the tasks to be pushed first (an archive): the round runs the catalogues again after its push. */
+  deferred?: boolean
 }
 
 const P = (c: CatalogueContext) => `/v1/workspaces/${c.portalWs}/project`
@@ -92,13 +94,21 @@ async function merge(c: CatalogueContext, kind: Kind, local: Entry[], portal: En
         await c.db.transaction((tx) => adoptId(tx, c.ws, kind, l.id, named.id))
         l.id = named.id
         p = named
+      } else if (named !== undefined && local.some((x) => x.id === named.id)) {
+        // The portal's entry of that name is already here: this one is a duplicate (connect-first), folded into it.
+        await c.db.transaction((tx) => foldId(tx, c.ws, kind, l.id, named.id))
+        continue
       }
     }
     if (p === undefined) {
-      // Local only: created on the portal, then the local entry takes the portal's id.
-      const id = await ops.push(l, null)
+      // Local only: created on the portal, then the local entry takes the portal's id. One archived here
+      // before the first sync is created live, so the tasks that carry it can be created with it (the portal
+      // takes no archived choice on a new task); its archive follows after the push (c.deferred).
+      const sent = l.value.archived === true ? { ...l.value, archived: false } : l.value
+      if (sent !== l.value) c.deferred = true
+      const id = await ops.push({ id: l.id, value: sent }, null)
       await c.db.transaction((tx) => adoptId(tx, c.ws, kind, l.id, id))
-      await setBase(c.db, c.ws, kind, id, l.value)
+      await setBase(c.db, c.ws, kind, id, sent)
       matched.add(id)
       continue
     }
@@ -150,9 +160,13 @@ async function syncBoards(c: CatalogueContext): Promise<string[]> {
   const portalDefault = portal.find((b) => b.is_default)
   const localDefault = local.find((b) => b.is_default)
   if (portalDefault !== undefined && localDefault !== undefined && portalDefault.id !== localDefault.id) {
-    await c.db.transaction((tx) => adoptId(tx, c.ws, 'board', localDefault.id, portalDefault.id))
+    const pd = portalDefault.id
+    // The portal's default board already here as a second board (an earlier connect-first round): the local default folds into it.
+    const held = local.some((b) => b.id === pd) || (await c.db.query('SELECT 1 FROM project_boards WHERE id = $1', [pd])).rows.length > 0
+    await c.db.transaction((tx) => (held ? foldId(tx, c.ws, 'board', localDefault.id, pd) : adoptId(tx, c.ws, 'board', localDefault.id, pd)))
     forgetDefaultBoard(c.db, c.ws)
-    localDefault.id = portalDefault.id
+    if (held) local.splice(local.indexOf(localDefault), 1)
+    else localDefault.id = pd
   }
   const portalIds = new Set(portal.map((b) => b.id))
   for (const b of local) {

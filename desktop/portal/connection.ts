@@ -19,13 +19,14 @@ export interface ConnectionRow {
   last_error: string | null
   last_error_at: string | null
   last_sync_at: string | null
+  last_attempt_at: string | null
   pull_cursor: string | null
   connected_at: string
 }
 
 const iso = (c: string) => `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${c}`
 const COLS = `workspace_id, url, portal_workspace_id, token_box, token_key_id, scopes, features, state, last_error,
-  ${iso('last_error_at')}, ${iso('last_sync_at')}, pull_cursor, ${iso('connected_at')}`
+  ${iso('last_error_at')}, ${iso('last_sync_at')}, ${iso('last_attempt_at')}, pull_cursor, ${iso('connected_at')}`
 
 const context = (workspaceId: string) => `portal-connection:${workspaceId}`
 
@@ -85,11 +86,16 @@ export async function deleteConnection(tx: Sql, workspaceId: string): Promise<bo
   return r.rows.length > 0
 }
 
-export async function recordOutcome(db: Sql, workspaceId: string, state: PortalState, error: string | null): Promise<void> {
+/** The outcome of an attempt to reach the portal (a round, or a portal read): the status shows the last attempt. */
+export async function recordOutcome(db: Sql, workspaceId: string, state: PortalState, error: string | null, roundDone = false): Promise<void> {
   if (error === null) {
-    await db.query(`UPDATE portal_connection SET state = $2, last_sync_at = now() WHERE workspace_id = $1`, [workspaceId, state])
+    // Reached: a stale error goes; a finished round is the last sync.
+    await db.query(
+      `UPDATE portal_connection SET state = $2, last_attempt_at = now(), last_error = NULL, last_error_at = NULL,
+         last_sync_at = CASE WHEN $3::boolean THEN now() ELSE last_sync_at END WHERE workspace_id = $1`, [workspaceId, state, roundDone])
   } else {
-    await db.query(`UPDATE portal_connection SET state = $2, last_error = $3, last_error_at = now() WHERE workspace_id = $1`, [workspaceId, state, error])
+    await db.query(`UPDATE portal_connection SET state = $2, last_error = $3, last_error_at = now(), last_attempt_at = now() WHERE workspace_id = $1`,
+      [workspaceId, state, error])
   }
 }
 

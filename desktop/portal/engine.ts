@@ -6,12 +6,13 @@
 // offline; the next round (timer or wake) carries on where it stopped.
 import type { Database } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
-import { syncCatalogues } from './catalogues.ts'
+import { ensureProject } from '../../workspace/index.ts'
+import { syncCatalogues, type CatalogueContext } from './catalogues.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
-import { capture } from './outbox.ts'
+import { capture, counts } from './outbox.ts'
 import { pull } from './pull.ts'
-import { pushOutbox } from './push.ts'
+import { pushOutbox, type PushContext } from './push.ts'
 
 export interface PortalSyncOptions {
   /** Time between rounds; default 30 s (a local change or a connect wakes it sooner). */
@@ -24,6 +25,8 @@ export interface RoundResult {
   captured: number
   pushed: number
   pulled: number
+  /** Operations the portal refused in this round (conflicts and refusals), for the owner. */
+  conflicts_opened: number
   error: string | null
 }
 
@@ -87,7 +90,7 @@ export class PortalSync {
   }
 
   async #round(ws: string): Promise<RoundResult> {
-    const out: RoundResult = { state: 'connected', captured: 0, pushed: 0, pulled: 0, error: null }
+    const out: RoundResult = { state: 'connected', captured: 0, pushed: 0, pulled: 0, conflicts_opened: 0, error: null }
     const conn = await readConnection(this.#db, ws)
     if (conn === undefined) return { ...out, state: 'error', error: 'not connected' }
     const portalWs = conn.portal_workspace_id
@@ -99,20 +102,31 @@ export class PortalSync {
         if ((err as { code?: string }).code === 'LOOKOUT_SECRET_KEY_MISSING') throw err
         throw new Error('the portal token cannot be opened with the current secret key: connect again (lookout portal connect)')
       }
+      // A desktop connected before its first project request (older versions) has no project area or was never marked shared.
+      await ensureProject(this.#db, ws)
+      await this.#db.query('UPDATE project_workspaces SET portal_shared = true WHERE workspace_id = $1 AND NOT portal_shared', [ws])
       // Local work enters the outbox first, so a round that cannot reach the portal still shows it as pending.
       out.captured = await capture(this.#db, ws)
-      const me = await portalCall<{ workspace: { id: string }; credential: { scopes: string[] } }>(target, 'GET', '/v1/me')
+      const me = await portalCall<{ workspace: { id: string }; credential: { id: string | null; scopes: string[] } }>(target, 'GET', '/v1/me')
       if (me.body.workspace.id !== portalWs) throw new Error(`the token now belongs to portal workspace ${me.body.workspace.id}, not ${portalWs}: reconnect`)
       await this.#db.query('UPDATE portal_connection SET features = $2, scopes = $3 WHERE workspace_id = $1', [ws, me.features, me.body.credential.scopes])
+      // The portal answers: the status says so now, not when the (possibly long) round ends.
+      await recordOutcome(this.#db, ws, 'connected', null)
       const taxonomy = me.features.includes(TAXONOMY_FEATURE)
-      const ctx = { db: this.#db, ws, portalWs, target, taxonomy }
+      const ctx: CatalogueContext & PushContext = { db: this.#db, ws, portalWs, target, taxonomy, touched: new Set() }
       await syncCatalogues(ctx)
       out.captured += await capture(this.#db, ws)
-      out.pushed = await pushOutbox(ctx)
-      const p = await pull(ctx, conn.pull_cursor)
+      const before = (await counts(this.#db, ws)).conflicts
+      try {
+        out.pushed = await pushOutbox(ctx)
+      } finally {
+        out.conflicts_opened = Math.max(0, (await counts(this.#db, ws)).conflicts - before)
+      }
+      if (ctx.deferred === true) await syncCatalogues({ ...ctx, deferred: false })
+      const p = await pull({ ...ctx, self: me.body.credential.id }, conn.pull_cursor)
       out.pulled = p.applied
       await this.#db.query('UPDATE portal_connection SET pull_cursor = $2 WHERE workspace_id = $1', [ws, p.cursor])
-      await recordOutcome(this.#db, ws, 'connected', null)
+      await recordOutcome(this.#db, ws, 'connected', null, true)
       return out
     } catch (err) {
       const offline = err instanceof PortalUnreachable

@@ -46,22 +46,79 @@ export async function adoptId(tx: Sql, ws: string, kind: MapKind, oldId: string,
         [ws, oldId, canonical])
       break
   }
-  // The captured (already queued) state of synced items names catalogue ids too.
   if (kind !== 'item') {
-    await tx.query(
-      `UPDATE portal_items SET captured = replace(captured::text, $2, $3)::jsonb WHERE workspace_id = $1 AND captured::text LIKE '%' || $2 || '%'`,
-      [ws, oldId, canonical])
-    await tx.query(
-      `UPDATE portal_outbox SET payload = replace(payload::text, $2, $3)::jsonb WHERE workspace_id = $1 AND state <> 'done' AND payload::text LIKE '%' || $2 || '%'`,
-      [ws, oldId, canonical])
+    await rewriteQueued(tx, ws, oldId, canonical)
     await tx.query('UPDATE portal_catalogue_base SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
   }
   await remember(tx, ws, kind, oldId, canonical)
 }
 
+/**
+ * Folds a duplicate into the record that already holds the canonical id (a
+ * desktop that connected before its first project request made a second
+ * default board and type): references move to the canonical record, the
+ * duplicate goes, and its id keeps resolving through the map. A board's
+ * statuses fold into the canonical board's statuses of the same name (else of
+ * the same category); one without either moves over.
+ */
+export async function foldId(tx: Sql, ws: string, kind: Exclude<MapKind, 'item'>, dupId: string, canonical: string): Promise<void> {
+  if (dupId === canonical) return
+  switch (kind) {
+    case 'board': {
+      const dup = await tx.query<{ id: string; name: string; category: string }>('SELECT id, name, category FROM project_statuses WHERE workspace_id = $1 AND board_id = $2', [ws, dupId])
+      const into = await tx.query<{ id: string; name: string; category: string }>(
+        'SELECT id, name, category FROM project_statuses WHERE workspace_id = $1 AND board_id = $2 AND retired_at IS NULL ORDER BY position, id', [ws, canonical])
+      await tx.query('UPDATE project_items SET board_id = $3 WHERE workspace_id = $1 AND board_id = $2', [ws, dupId, canonical])
+      for (const s of dup.rows) {
+        const match = into.rows.find((x) => x.name.toLowerCase() === s.name.toLowerCase()) ?? into.rows.find((x) => x.category === s.category)
+        if (match === undefined) await tx.query('UPDATE project_statuses SET board_id = $3 WHERE workspace_id = $1 AND id = $2', [ws, s.id, canonical])
+        else await foldId(tx, ws, 'status', s.id, match.id)
+      }
+      await tx.query('UPDATE project_workspaces SET default_board_id = $3 WHERE workspace_id = $1 AND default_board_id = $2', [ws, dupId, canonical])
+      await tx.query('UPDATE project_activity SET board_id = $3 WHERE workspace_id = $1 AND board_id = $2', [ws, dupId, canonical])
+      await tx.query('DELETE FROM project_boards WHERE workspace_id = $1 AND id = $2', [ws, dupId])
+      break
+    }
+    case 'status':
+      await tx.query('UPDATE project_statuses SET replacement_id = $3 WHERE workspace_id = $1 AND replacement_id = $2', [ws, dupId, canonical])
+      await tx.query('UPDATE project_items SET status_id = $3 WHERE workspace_id = $1 AND status_id = $2', [ws, dupId, canonical])
+      await tx.query('DELETE FROM project_statuses WHERE workspace_id = $1 AND id = $2', [ws, dupId])
+      break
+    case 'type':
+      await tx.query('UPDATE project_items SET type_id = $3 WHERE workspace_id = $1 AND type_id = $2', [ws, dupId, canonical])
+      // The default moves with the duplicate it was on.
+      await tx.query(
+        `UPDATE project_taxonomy SET is_default = true WHERE workspace_id = $1 AND id = $3
+           AND EXISTS (SELECT 1 FROM project_taxonomy WHERE workspace_id = $1 AND id = $2 AND is_default)`, [ws, dupId, canonical])
+      await tx.query('DELETE FROM project_taxonomy WHERE workspace_id = $1 AND id = $2', [ws, dupId])
+      break
+    case 'label':
+      await tx.query(
+        `UPDATE project_items SET label_ids = array_remove(label_ids, $2::uuid) || CASE WHEN $3::uuid = ANY(label_ids) THEN '{}'::uuid[] ELSE ARRAY[$3::uuid] END
+         WHERE workspace_id = $1 AND $2::uuid = ANY(label_ids)`, [ws, dupId, canonical])
+      await tx.query('DELETE FROM project_taxonomy WHERE workspace_id = $1 AND id = $2', [ws, dupId])
+      break
+  }
+  await rewriteQueued(tx, ws, dupId, canonical)
+  await tx.query('DELETE FROM portal_catalogue_base WHERE workspace_id = $1 AND id = $2', [ws, dupId])
+  await remember(tx, ws, kind, dupId, canonical)
+}
+
+/** The captured (already queued) and agreed states of synced items name catalogue ids too. */
+async function rewriteQueued(tx: Sql, ws: string, oldId: string, canonical: string): Promise<void> {
+  await tx.query(
+    `UPDATE portal_items SET captured = replace(captured::text, $2, $3)::jsonb, base = replace(base::text, $2, $3)::jsonb
+     WHERE workspace_id = $1 AND (captured::text LIKE '%' || $2 || '%' OR base::text LIKE '%' || $2 || '%')`,
+    [ws, oldId, canonical])
+  await tx.query(
+    `UPDATE portal_outbox SET payload = replace(payload::text, $2, $3)::jsonb WHERE workspace_id = $1 AND state <> 'done' AND payload::text LIKE '%' || $2 || '%'`,
+    [ws, oldId, canonical])
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Fields of a desktop project request that name records (path, query, body). */
-const REF_FIELDS = ['id', 'item_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable'] as const
+const REF_FIELDS = ['id', 'item_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable',
+  'deliverable_id', 'target_board_id', 'target_status_id'] as const
 
 /**
  * Rewrites every old id a desktop project request names (path id, filters, a

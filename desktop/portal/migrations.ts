@@ -117,5 +117,17 @@ export const PORTAL_MIGRATIONS: MigrationSet = {
         ALTER TABLE portal_items ADD COLUMN item_type text NOT NULL DEFAULT 'task';
       `,
     },
+    {
+      version: 4,
+      name: 'three-way merge: the last agreed version of each synced item; retried conflicts sent as the owner decided; last attempt',
+      sql: `
+        ALTER TABLE portal_items ADD COLUMN base jsonb;
+        -- The best known agreed version; the work state was never captured before, so the next capture sends it.
+        UPDATE portal_items SET base = captured WHERE portal_id IS NOT NULL;
+        ALTER TABLE portal_outbox ADD COLUMN forced boolean NOT NULL DEFAULT false;
+        -- The status reflects the last attempt to reach the portal, not only the last finished round.
+        ALTER TABLE portal_connection ADD COLUMN last_attempt_at timestamptz;
+      `,
+    },
   ],
 }

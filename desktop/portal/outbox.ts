@@ -17,12 +17,14 @@ export interface OutboxOp {
   payload: Record<string, unknown>
   idempotency_key: string
   state: OutboxState
+  /** Retried by the owner: fields changed on both sides are sent anyway (the desktop's values win). */
+  forced: boolean
   attempts: number
   last_error: string | null
   created_at: string
 }
 
-const OP_COLS = `seq::text AS seq, item_key, op, payload, idempotency_key, state, attempts, last_error,
+const OP_COLS = `seq::text AS seq, item_key, op, payload, idempotency_key, state, forced, attempts, last_error,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
 
 /** Turns the local task changes not yet captured into outbox operations; returns how many. */
@@ -39,8 +41,9 @@ export async function capture(db: Database, ws: string): Promise<number> {
     for (const row of r.rows) {
       const now = itemFieldsOf(row.item_type, row)
       if (row.item_key === null) {
-        const { archived: _a, deleted: _d, ...create } = now
-        const created = { ...now, archived: false, deleted: false }
+        // A creation carries the fields the portal's create takes; the work state follows as actions (an update).
+        const { archived: _a, deleted: _d, state: _s, blocked_reason: _b, ...create } = now
+        const created = row.item_type === 'task' ? { ...now, archived: false, deleted: false, state: 'open', blocked_reason: '' } : { ...now, archived: false, deleted: false }
         await tx.query(
           'INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision, item_type) VALUES ($1, $2, $2, $3, $4, $5)',
           [ws, row.id, JSON.stringify(now), row.revision, row.item_type])
@@ -54,6 +57,8 @@ export async function capture(db: Database, ws: string): Promise<number> {
         continue
       }
       const diff = changedFields(row.captured ?? {}, now)
+      // Blocking needs its reason, even one equal to an earlier block's.
+      if (diff.state === 'blocked') diff.blocked_reason = now.blocked_reason
       await tx.query('UPDATE portal_items SET captured = $3, captured_revision = $4 WHERE workspace_id = $1 AND item_key = $2',
         [ws, row.item_key, JSON.stringify(now), row.revision])
       if (Object.keys(diff).length === 0) continue
@@ -96,13 +101,16 @@ export async function hasPending(db: Sql, ws: string, itemKey: string): Promise<
   return r.rows.length > 0
 }
 
-/** Operations that need the owner: conflicts (409) and refusals, with the item they belong to. */
-export async function listAttention(db: Sql, ws: string): Promise<(OutboxOp & { item_id: string; portal_id: string | null })[]> {
-  const r = await db.query<OutboxOp & { item_id: string; portal_id: string | null }>(
-    `SELECT o.seq::text AS seq, o.item_key, o.op, o.payload, o.idempotency_key, o.state, o.attempts, o.last_error,
+/** Operations that need the owner: conflicts (409) and refusals, with the item they belong to (its number and title). */
+export type AttentionOp = OutboxOp & { item_id: string; portal_id: string | null; item_type: string; number: number | null; title: string | null }
+
+export async function listAttention(db: Sql, ws: string): Promise<AttentionOp[]> {
+  const r = await db.query<AttentionOp>(
+    `SELECT o.seq::text AS seq, o.item_key, o.op, o.payload, o.idempotency_key, o.state, o.forced, o.attempts, o.last_error,
        to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
-       p.local_id AS item_id, p.portal_id
+       p.local_id AS item_id, p.portal_id, p.item_type, i.number, i.title
      FROM portal_outbox o JOIN portal_items p ON p.workspace_id = o.workspace_id AND p.item_key = o.item_key
+     LEFT JOIN project_items i ON i.workspace_id = p.workspace_id AND i.id = p.local_id
      WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') ORDER BY o.seq`, [ws])
   return r.rows
 }
@@ -116,14 +124,19 @@ export async function counts(db: Sql, ws: string): Promise<{ pending: number; co
 
 /**
  * The owner's decision on a conflict: `retry` queues the operation again (a
- * fresh idempotency key, sent against the portal's current revision: the
- * local values win); `drop` gives it up (the portal's values stay).
+ * fresh idempotency key, sent against the portal's current revision, forced:
+ * the local values win on both sides); `drop` gives it up (the portal's values stay).
  */
 export async function resolveOp(db: Sql, ws: string, seq: string, action: 'retry' | 'drop'): Promise<boolean> {
   const r = action === 'retry'
-    ? await db.query(`UPDATE portal_outbox SET state = 'pending', idempotency_key = gen_random_uuid(), last_error = NULL, settled_at = NULL
+    ? await db.query(`UPDATE portal_outbox SET state = 'pending', forced = true, idempotency_key = gen_random_uuid(), last_error = NULL, settled_at = NULL
         WHERE workspace_id = $1 AND seq = $2::bigint AND state IN ('conflict', 'refused') RETURNING 1`, [ws, seq])
     : await db.query(`UPDATE portal_outbox SET state = 'dropped', settled_at = now()
         WHERE workspace_id = $1 AND seq = $2::bigint AND state IN ('conflict', 'refused') RETURNING 1`, [ws, seq])
   return r.rows.length > 0
+}
+
+/** Keeps only the fields of an operation still in conflict (the others reached the portal). */
+export async function narrowOp(db: Sql, ws: string, seq: string, payload: Record<string, unknown>): Promise<void> {
+  await db.query('UPDATE portal_outbox SET payload = $3 WHERE workspace_id = $1 AND seq = $2::bigint', [ws, seq, JSON.stringify(payload)])
 }

@@ -8,8 +8,13 @@ import { portalCall } from './client.ts'
 import { APPLY, applyPortalTask } from './local-tasks.ts'
 import { fetchPortalTask, type PortalTask, type PushContext } from './push.ts'
 
-/** What a pull works with: the same as a push's. */
-export type PullContext = PushContext
+/**
+ * What a pull works with: a push's, this desktop's own credential on the
+ * portal and the items its push of this round sent: those entries were merged
+ * from the push's answers and are not fetched back one by one (another
+ * desktop with the same token, or an earlier round, still is).
+ */
+export type PullContext = PushContext & { self?: string | null }
 type Page<T> = { items: T[]; next_cursor: string | null }
 
 /** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */
@@ -18,11 +23,13 @@ async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<
   let newest: string | null = null
   let page: string | undefined
   for (let pages = 0; pages < 50; pages++) {
-    const r = await portalCall<Page<{ id: string; item_id: string | null; entity: string }>>(c.target, 'GET',
+    const r = await portalCall<Page<{ id: string; item_id: string | null; entity: string; actor: { token_id: string } }>>(c.target, 'GET',
       `/v1/workspaces/${c.portalWs}/project/activity`, undefined, { query: { limit: 100, cursor: page } })
     for (const e of r.body.items) {
       newest ??= e.id
       if (e.id === cursor) return { ids, newest }
+      // This desktop's own pushes were merged from their answers when they were sent: not fetched again one by one.
+      if (c.self != null && e.actor.token_id === c.self && e.item_id !== null && c.touched?.has(e.item_id) === true) continue
       if ((e.entity === 'task' || e.entity === 'note') && e.item_id !== null) ids.set(e.item_id, e.entity)
     }
     if (r.body.next_cursor === null) return null

@@ -6,8 +6,10 @@
 // conflict for the owner (retry or drop). Network failures stop the round.
 import type { Database } from '../../core/index.ts'
 import { PortalRefusal, portalCall, type PortalTarget } from './client.ts'
-import { adoptTask, readPortalItem } from './local-tasks.ts'
-import { nextPending, noteAttempt, settle, type OutboxOp } from './outbox.ts'
+import type { WorkState } from '../../workspace/index.ts'
+import { absorbAnswer, adoptTask, readPortalItem, type PortalItem } from './local-tasks.ts'
+import { narrowOp, nextPending, noteAttempt, settle, type OutboxOp } from './outbox.ts'
+import { statePath } from './state-path.ts'
 import { equalValue, itemFieldsOf, TAXONOMY_FIELDS, type TaskLike } from './task-fields.ts'
 
 export interface PushContext {
@@ -16,6 +18,8 @@ export interface PushContext {
   portalWs: string
   target: PortalTarget
   taxonomy: boolean
+  /** Portal ids of the items this round's push sent and merged from the answers (pull.ts). */
+  touched?: Set<string>
 }
 
 /** A task (or note) as the portal returns it. */
@@ -43,23 +47,33 @@ export async function fetchPortalTask(c: { target: PortalTarget; portalWs: strin
 }
 
 async function sendCreate(c: PushContext, op: OutboxOp, type: string): Promise<void> {
-  const { archived: _a, deleted: _d, ...fields } = op.payload
+  const { archived: _a, deleted: _d, state: _s, blocked_reason: _b, ...fields } = op.payload
   const body = { idempotency_key: op.idempotency_key, ...forPortal(c, fields) }
   const out = await portalCall<PortalTask>(c.target, 'POST', T(c, type), body)
   await adoptTask(c.db, c.ws, op.item_key, out.body)
+  c.touched?.add(out.body.id)
 }
 
-/** One edit as the portal's routes take it: move, field changes, archive/trash/restore; each revision-checked. */
-async function sendUpdate(c: PushContext, op: OutboxOp, type: string, portalId: string, revision: number): Promise<number> {
-  const p = forPortal(c, op.payload)
-  const { board_id: board, archived, deleted, ...fields } = p
+/** The portal's state and reviewer an edit starts from (its base), fetched when the base does not hold the state (before issue 32). */
+interface From { state: WorkState; reviewer: number | null }
+
+/**
+ * One edit as the portal's routes take it: restore, move, reviewer, the work
+ * state as actions, field changes, archive/trash; each revision-checked.
+ * Returns the portal's task after the last call (null when nothing was sent).
+ */
+async function sendUpdate(c: PushContext, payload: Record<string, unknown>, type: string, portalId: string, revision: number, from: () => Promise<From>): Promise<PortalTask | null> {
+  const p = forPortal(c, payload)
+  const { board_id: board, archived, deleted, state, blocked_reason: reason, ...fields } = p
   // Portal notes have no trash and no move: such a change is refused here, for the owner to see.
   if (type === 'note' && (deleted !== undefined || board !== undefined)) {
     throw new PortalRefusal(422, { detail: [{ type: 'not_synced', msg: 'portal notes cannot be trashed or moved to another board' }] }, 'note')
   }
   let rev = revision
+  let last: PortalTask | null = null
   const call = async (method: 'POST' | 'PATCH' | 'DELETE', path: string, body: Record<string, unknown>) => {
-    rev = (await portalCall<PortalTask>(c.target, method, `${T(c, type)}/${portalId}${path}`, { ...body, revision: rev })).body.revision
+    last = (await portalCall<PortalTask>(c.target, method, `${T(c, type)}/${portalId}${path}`, { ...body, revision: rev })).body
+    rev = last.revision
   }
   if (deleted === false) await call('POST', '/actions', { action: 'restore' })
   if (archived === false) await call('POST', '/actions', { action: 'restore' })
@@ -68,16 +82,34 @@ async function sendUpdate(c: PushContext, op: OutboxOp, type: string, portalId: 
     delete fields.status_id
     await call('POST', '/move', { target_board_id: board, target_status_id: status })
   }
+  if (state !== undefined || reason !== undefined) {
+    const f = await from()
+    // The reviewer first: it decides whether done is reached by approve or directly.
+    if (fields.reviewer !== undefined && fields.reviewer !== f.reviewer) {
+      await call('PATCH', '', { reviewer: fields.reviewer })
+      f.reviewer = fields.reviewer as number | null
+      delete fields.reviewer
+    }
+    const to = (state ?? f.state) as WorkState
+    const path = statePath(f.state, to, f.reviewer)
+    if (path === null) {
+      throw new PortalRefusal(422, { detail: [{ type: 'transition', msg: `the portal's task cannot go from ${f.state} to ${to}` }] }, 'state')
+    }
+    for (const step of path) {
+      await call('POST', '/actions', { action: step.action, ...(step.state === undefined ? {} : { state: step.state }), ...(step.state === 'blocked' ? { blocked_reason: reason } : {}) })
+    }
+    if (path.length === 0 && to === 'blocked' && typeof reason === 'string' && reason !== '') await call('POST', '/actions', { action: 'update', blocked_reason: reason })
+  }
   if (Object.keys(fields).length > 0) await call('PATCH', '', fields)
   if (archived === true) await call('POST', '/actions', { action: 'archive' })
   if (deleted === true) await call('DELETE', '', {})
-  return rev
+  return last
 }
 
 /** Whether the portal's record already holds every value the operation sends (an edit that landed). */
-function landed(c: PushContext, op: OutboxOp, type: string, t: PortalTask): boolean {
+function landed(c: PushContext, payload: Record<string, unknown>, type: string, t: PortalTask): boolean {
   const now = itemFieldsOf(type, t as never)
-  return Object.entries(forPortal(c, op.payload)).every(([k, v]) => equalValue(now[k], v))
+  return Object.entries(forPortal(c, payload)).every(([k, v]) => equalValue(now[k], v))
 }
 
 /** Operations in flight at once (each of a different task). */
@@ -112,15 +144,8 @@ async function sendOne(c: PushContext, op: OutboxOp): Promise<boolean> {
       await settle(c.db, c.ws, op.seq, 'refused', 'the task has not reached the portal yet (its creation needs attention)')
       return false
     } else {
-      try {
-        const rev = await sendUpdate(c, op, type, item.portal_id, item.portal_revision)
-        await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, rev])
-      } catch (err) {
-        if (!(err instanceof PortalRefusal && err.status === 409)) throw err
-        const t = await fetchPortalTask(c, item.portal_id, type)
-        if (t === undefined || !landed(c, op, type, t)) throw err
-        await c.db.query('UPDATE portal_items SET portal_revision = $3 WHERE workspace_id = $1 AND item_key = $2', [c.ws, op.item_key, t.revision])
-      }
+      await sendEdit(c, op, type, item as PortalItem & { portal_id: string; portal_revision: number })
+      c.touched?.add(item.portal_id)
     }
     await settle(c.db, c.ws, op.seq, 'done')
     return true
@@ -131,5 +156,47 @@ async function sendOne(c: PushContext, op: OutboxOp): Promise<boolean> {
     }
     await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
     return false
+  }
+}
+
+/**
+ * An edit, merged field by field: sent against the last agreed revision; on a
+ * 409 the portal's task is compared with the agreed version (base). Fields the
+ * portal did not change (or changed to the same value) are sent again against
+ * its current revision; a field changed differently on both sides stays in the
+ * operation as a conflict for the owner (unless the owner retried it: forced).
+ * The portal's answer is merged locally (absorbAnswer), so its other changes show here.
+ */
+async function sendEdit(c: PushContext, op: OutboxOp, type: string, item: PortalItem & { portal_id: string; portal_revision: number }): Promise<void> {
+  const base = item.base ?? item.captured
+  const fromBase = async (): Promise<From> => {
+    if (typeof base.state === 'string') return { state: base.state as WorkState, reviewer: (base.reviewer ?? null) as number | null }
+    const t = await fetchPortalTask(c, item.portal_id, type)
+    return { state: (t?.state ?? 'open') as WorkState, reviewer: t?.reviewer ?? null }
+  }
+  try {
+    const answer = await sendUpdate(c, op.payload, type, item.portal_id, item.portal_revision, fromBase)
+    if (answer !== null) await absorbAnswer(c.db, c.ws, op.item_key, answer, c.taxonomy, op.seq)
+    return
+  } catch (err) {
+    if (!(err instanceof PortalRefusal && err.status === 409)) throw err
+    const t = await fetchPortalTask(c, item.portal_id, type)
+    if (t === undefined) throw err
+    if (!landed(c, op.payload, type, t)) {
+      const now = itemFieldsOf(type, t as never)
+      const clash = op.forced ? [] : Object.keys(op.payload).filter((f) => !equalValue(now[f], base[f]) && !equalValue(now[f], op.payload[f]))
+      const rest = Object.fromEntries(Object.entries(op.payload).filter(([f, v]) => !clash.includes(f) && !equalValue(now[f], v)))
+      // A blocked reason goes with its state.
+      if (clash.includes('state')) delete rest.blocked_reason
+      const from = async (): Promise<From> => ({ state: (t.state ?? 'open') as WorkState, reviewer: t.reviewer })
+      const answer = Object.keys(rest).length > 0 ? await sendUpdate(c, rest, type, t.id, t.revision, from) : null
+      await absorbAnswer(c.db, c.ws, op.item_key, answer ?? t, c.taxonomy, op.seq)
+      if (clash.length > 0) {
+        await narrowOp(c.db, c.ws, op.seq, Object.fromEntries(clash.map((f) => [f, op.payload[f]])))
+        throw new PortalRefusal(409, { detail: [{ type: 'conflict', msg: `changed on both sides: ${clash.join(', ')}` }] }, `${type} ${item.portal_id}`)
+      }
+      return
+    }
+    await absorbAnswer(c.db, c.ws, op.item_key, t, c.taxonomy, op.seq)
   }
 }

@@ -5,8 +5,9 @@ import type { Database } from '../../core/index.ts'
 import { BadRequestError, NotFoundError, SecretKeyMissingError } from '../../core/index.ts'
 import { PortalNotConnectedError, PortalOfflineError, PortalRefusedError } from '../errors.ts'
 import { SecretBox } from '../../core/index.ts'
+import { ensureProject } from '../../workspace/index.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
-import { deleteConnection, openToken, readConnection, saveConnection } from './connection.ts'
+import { deleteConnection, openToken, readConnection, recordOutcome, saveConnection } from './connection.ts'
 import { PortalSync, type PortalSyncOptions, type RoundResult } from './engine.ts'
 import { counts, listAttention, resolveOp } from './outbox.ts'
 import { listReviews, resolveReview } from './reviews.ts'
@@ -35,6 +36,15 @@ function checkUrl(raw: string): string {
   if (u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '') throw new BadRequestError('url must not carry credentials, a query or a fragment')
   return u.origin + u.pathname.replace(/\/+$/, '')
 }
+
+/**
+ * What stays on this desktop while connected, by the spec or not synced yet
+ * (deploy/PORTAL.md): the status lists it, so nothing looks shared and stays silently local.
+ */
+export const LOCAL_ONLY = [
+  'logs', 'monitoring configuration', 'credentials and grants', 'local incidents and notifications',
+  'comments', 'deliverables', 'edges', 'services and time entries', 'webhooks',
+] as const
 
 export class PortalService {
   readonly #db: Database
@@ -72,6 +82,9 @@ export class PortalService {
     const scopes = me.body.credential.scopes
     const missing = ['project:read', 'project:write'].filter((s) => !scopes.includes(s))
     if (missing.length > 0) throw new BadRequestError(`the token lacks ${missing.join(', ')} on the portal workspace`)
+    // The project area exists before the first round (the order deploy/PORTAL.md shows: connect, then work), so the
+    // round adopts the portal's default board and type instead of a later first request making second ones.
+    await ensureProject(this.#db, ws)
     await this.#db.transaction((tx) => saveConnection(tx, box, ws, { url, token: input.token, portalWorkspaceId: me.body.workspace.id, scopes, features: me.features }))
     this.sync.kick(ws)
     return this.status(ws)
@@ -88,7 +101,7 @@ export class PortalService {
     const c = await counts(this.#db, ws)
     const reviews = (await listReviews(this.#db, ws)).length
     if (conn === undefined) {
-      return { state: 'disconnected' as const, pending_operations: c.pending, conflicts: c.conflicts, reviews }
+      return { state: 'disconnected' as const, pending_operations: c.pending, conflicts: c.conflicts, reviews, local_only: LOCAL_ONLY }
     }
     return {
       state: conn.state,
@@ -99,11 +112,13 @@ export class PortalService {
       task_taxonomy: conn.features.includes(TAXONOMY_FEATURE),
       connected_at: conn.connected_at,
       last_sync_at: conn.last_sync_at,
+      last_attempt_at: conn.last_attempt_at,
       last_error: conn.last_error,
       last_error_at: conn.last_error_at,
       pending_operations: c.pending,
       conflicts: c.conflicts,
       reviews,
+      local_only: LOCAL_ONLY,
     }
   }
 
@@ -140,26 +155,32 @@ export class PortalService {
   }
 
   /** The portal resource of a local one: same external_id in the portal workspace. */
-  async #portalResource(local: { external_id: string }, t: { target: PortalTarget; portalWs: string }): Promise<string> {
-    try {
-      const found = await portalCall<{ items: { id: string }[] }>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources`, undefined, { query: { external_id: local.external_id }, retries: 0 })
-      const id = found.body.items[0]?.id
-      if (id === undefined) throw new NotFoundError(`a portal resource with external_id ${JSON.stringify(local.external_id)}`)
-      return id
-    } catch (err) {
-      throw portalError(err, 'the portal resource lookup failed')
-    }
+  async #portalResource(ws: string, local: { external_id: string }, t: { target: PortalTarget; portalWs: string }): Promise<string> {
+    const found = await this.#attempt(ws, 'the portal resource lookup failed',
+      () => portalCall<{ items: { id: string }[] }>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources`, undefined, { query: { external_id: local.external_id }, retries: 0 }))
+    const id = found.body.items[0]?.id
+    if (id === undefined) throw new NotFoundError(`a portal resource with external_id ${JSON.stringify(local.external_id)}`)
+    return id
   }
 
   async logs(ws: string, resourceId: string, query: Record<string, string | number | undefined>) {
     const local = await this.#localResource(ws, resourceId)
     const t = await this.#target(ws)
-    const rid = await this.#portalResource(local, t)
+    const rid = await this.#portalResource(ws, local, t)
+    const r = await this.#attempt(ws, 'the portal logs query failed',
+      () => portalCall<{ events: unknown[]; next_cursor: string | null }>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/logs`, undefined, { query, retries: 0 }))
+    return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }
+  }
+
+  /** A portal read is an attempt too: the status shows whether it reached the portal. */
+  async #attempt<T>(ws: string, what: string, fn: () => Promise<T>): Promise<T> {
     try {
-      const r = await portalCall<{ events: unknown[]; next_cursor: string | null }>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/logs`, undefined, { query, retries: 0 })
-      return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }
+      const out = await fn()
+      await recordOutcome(this.#db, ws, 'connected', null)
+      return out
     } catch (err) {
-      throw portalError(err, 'the portal logs query failed')
+      if (err instanceof PortalUnreachable) await recordOutcome(this.#db, ws, 'offline', `${what}: ${err.message}`)
+      throw portalError(err, what)
     }
   }
 
@@ -176,12 +197,9 @@ export class PortalService {
   async monitoring(ws: string, resourceId: string) {
     const local = await this.#localResource(ws, resourceId)
     const t = await this.#target(ws)
-    const rid = await this.#portalResource(local, t)
-    try {
-      const r = await portalCall<Record<string, unknown>>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/monitoring`, undefined, { query: { view: 'status' }, retries: 0 })
-      return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }
-    } catch (err) {
-      throw portalError(err, 'the portal health query failed')
-    }
+    const rid = await this.#portalResource(ws, local, t)
+    const r = await this.#attempt(ws, 'the portal health query failed',
+      () => portalCall<Record<string, unknown>>(t.target, 'GET', `/v1/workspaces/${t.portalWs}/resources/${rid}/monitoring`, undefined, { query: { view: 'status' }, retries: 0 }))
+    return { ...r.body, source: 'portal', workspace_id: t.portalWs, resource_id: resourceId.toLowerCase(), portal_resource_id: rid }
   }
 }

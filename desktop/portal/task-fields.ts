@@ -1,11 +1,12 @@
 // The task fields that travel between the desktop and the portal, read the
-// same way from a local row and from a portal task view. The work state only
-// comes from the portal (local-tasks.ts). Never synced: services, deliverables,
-// source tickets, comments, edges, and everything that is not a project item.
+// same way from a local row and from a portal task view. The work state (and a
+// blocked task's reason) travels too: the portal takes it as workflow actions
+// (push.ts, state-path.ts). Never synced: services, deliverables, source
+// tickets, comments, edges, and everything that is not a project item.
 // Notes have their own, smaller field set (noteFieldsOf).
 export const SYNCED_FIELDS = [
   'title', 'description', 'acceptance', 'priority', 'board_id', 'status_id', 'type_id', 'label_ids',
-  'assignee', 'reviewer', 'starts_on', 'due_on', 'archived', 'deleted',
+  'assignee', 'reviewer', 'starts_on', 'due_on', 'state', 'blocked_reason', 'archived', 'deleted',
 ] as const
 export type SyncedField = (typeof SYNCED_FIELDS)[number]
 export type TaskFields = Record<SyncedField, unknown>
@@ -26,6 +27,8 @@ export interface TaskLike {
   reviewer: number | null
   starts_on: string | null
   due_on: string | null
+  state?: string | null
+  blocked_reason?: string | null
   archived?: boolean
   deleted?: boolean
   archived_at?: string | null
@@ -36,7 +39,7 @@ export function fieldsOf(t: TaskLike): TaskFields {
   return {
     title: t.title, description: t.description, acceptance: t.acceptance, priority: t.priority, board_id: t.board_id,
     status_id: t.status_id, type_id: t.type_id, label_ids: [...t.label_ids].sort(), assignee: t.assignee, reviewer: t.reviewer,
-    starts_on: t.starts_on, due_on: t.due_on,
+    starts_on: t.starts_on, due_on: t.due_on, state: t.state ?? 'open', blocked_reason: t.blocked_reason ?? '',
     archived: t.archived ?? (t.archived_at !== null && t.archived_at !== undefined),
     deleted: t.deleted ?? (t.deleted_at !== null && t.deleted_at !== undefined),
   }

@@ -13,6 +13,8 @@ import type { Page } from '../../../workspace/index.ts'
 export interface ProjectRouteOptions {
   db: Database
   cursors: CursorCodec
+  /** Served by the desktop service: old ids resolve on every project route, local-only writes say so. */
+  desktop?: boolean
 }
 
 export const P = '/v1/workspaces/:workspace_id'

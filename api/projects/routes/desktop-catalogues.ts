@@ -1,5 +1,7 @@
 // Desktop catalogues: boards, members, statuses, taxonomy and edges.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Database } from '../../../core/index.ts'
+import { ForbiddenError } from '../../../core/index.ts'
 import { ID_PARAMS } from '../../../workspace/index.ts'
 import {
   BOARDS_QUERY, EDGE_CREATE, EDGES_QUERY, REVISION_MUTATION, STATUSES_QUERY, STATUS_CONFIGURE, TAXONOMY_QUERY, TAXONOMY_WRITE, HISTORY_QUERY,
@@ -15,6 +17,19 @@ import { DESKTOP_READ, DESKTOP_WRITE, afterKey, pageBody, parts, type ProjectRou
 import { desktopCtx } from './desktop-items.ts'
 
 type Ws = { workspace_id?: string }
+
+/**
+ * A workspace connected to its portal shares its catalogues with the portal's
+ * other users: writing them needs workspace management permission (spec), which
+ * on the desktop is the owner's; a grant with project:write alone gets 403.
+ */
+async function checkCatalogueWrite(req: FastifyRequest, db: Database, workspaceId: string): Promise<void> {
+  if (req.isOwner) return
+  const shared = await db.query('SELECT 1 FROM portal_connection WHERE workspace_id = $1', [workspaceId])
+  if (shared.rows.length > 0) {
+    throw new ForbiddenError('the workspace is connected to its portal: catalogue changes need workspace management permission (the owner)')
+  }
+}
 type PageQuery = Ws & { cursor?: string; limit: number }
 
 export async function desktopCatalogueRoutes(app: FastifyInstance, { db, cursors }: ProjectRouteOptions): Promise<void> {
@@ -39,6 +54,7 @@ export async function desktopCatalogueRoutes(app: FastifyInstance, { db, cursors
   app.post('/v1/projects/statuses', { config: DESKTOP_WRITE, schema: { body: STATUS_CONFIGURE } }, async (req) => {
     const { body } = parts<BoardConfigureInput & Ws & { idempotency_key: string }>(req)
     const ctx = await desktopCtx(req, db, body.workspace_id)
+    await checkCatalogueWrite(req, db, ctx.workspaceId)
     const defaultBoard = await ensureProject(db, ctx.workspaceId)
     const { workspace_id: _w, idempotency_key: key, ...input } = body
     const out = await idempotent(db, ctx.workspaceId, key, 'statuses.configure', input, async (tx) => ({
@@ -55,6 +71,7 @@ export async function desktopCatalogueRoutes(app: FastifyInstance, { db, cursors
   app.post('/v1/projects/taxonomy', { config: DESKTOP_WRITE, schema: { body: TAXONOMY_WRITE } }, async (req) => {
     const { body } = parts<TaxonomyInput & Ws & { idempotency_key: string }>(req)
     const ctx = await desktopCtx(req, db, body.workspace_id)
+    await checkCatalogueWrite(req, db, ctx.workspaceId)
     await ensureProject(db, ctx.workspaceId)
     const { workspace_id: _w, idempotency_key: key, ...input } = body
     const out = await idempotent(db, ctx.workspaceId, key, 'taxonomy.write', input, async (tx) => ({

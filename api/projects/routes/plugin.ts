@@ -14,6 +14,7 @@ import { taskRoutes } from './tasks.ts'
 import { ticketRoutes } from './tickets.ts'
 import { viewRoutes } from './views.ts'
 import { rewriteOldIds } from '../../../desktop/index.ts'
+import { principalOf } from '../../auth/plugin.ts'
 
 async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): Promise<void> {
   // Checks made in code raise the cloud's 422; the desktop contract has no 422, its malformed request is a 400.
@@ -29,7 +30,31 @@ async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): P
   await app.register(desktopCatalogueRoutes, opts)
 }
 
+/** What a connected desktop keeps to itself although the portal has it too (deploy/PORTAL.md, "What syncs"). */
+const LOCAL_ONLY_WRITE = /\/(comments|deliverables|edges)(\/|$)/
+export const SYNC_HEADER = 'x-lookout-sync'
+
+/**
+ * On the desktop, the portal-shaped routes (the tool server's) resolve old ids
+ * like /v1/projects does, and a write of something that does not reach the
+ * portal answers `X-Lookout-Sync: local` on a connected workspace, so no client
+ * takes it for shared (the tool server adds it to its result).
+ */
+async function desktopMarks(app: FastifyInstance, opts: ProjectRouteOptions): Promise<void> {
+  app.addHook('preHandler', async (req) => {
+    if (!(req.routeOptions.url ?? '').startsWith('/v1/workspaces/')) return
+    await rewriteOldIds(opts.db, [req.params as Record<string, unknown>, req.query as Record<string, unknown>, req.body as Record<string, unknown>])
+  })
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.method === 'GET' || reply.statusCode >= 300 || !LOCAL_ONLY_WRITE.test(req.routeOptions.url ?? '')) return payload
+    const shared = await opts.db.query('SELECT 1 FROM portal_connection WHERE workspace_id = $1', [principalOf(req).workspaceId])
+    if (shared.rows.length > 0) reply.header(SYNC_HEADER, 'local')
+    return payload
+  })
+}
+
 export async function projectRoutes(app: FastifyInstance, opts: ProjectRouteOptions): Promise<void> {
+  if (opts.desktop === true) await desktopMarks(app, opts)
   await app.register(boardRoutes, opts)
   await app.register(catalogueRoutes, opts)
   await app.register(taskRoutes, opts)

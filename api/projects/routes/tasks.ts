@@ -9,6 +9,7 @@ import { listItemDocs, type ItemFilters } from '../../../workspace/index.ts'
 import { createTask, deleteItem, moveTask, updateTask, type TaskCreateInput, type TaskMoveInput, type TaskUpdateInput } from '../../../workspace/index.ts'
 import { getItem } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
+import { tracePoint } from './trace.ts'
 import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, parts, sendDocPage, type ProjectRouteOptions } from './common.ts'
 
 type ItemParams = { item_id: string }
@@ -40,7 +41,10 @@ export async function taskRoutes(app: FastifyInstance, { db, cursors }: ProjectR
   })
 
   app.post(`${P}/tasks`, { config: CLOUD_WRITE, schema: { params: WORKSPACE_PARAMS, body: TASK_CREATE } }, async (req, reply) => {
-    const out = await createTask(ctxOf(req, db), parts<TaskCreateInput>(req).body)
+    const body = parts<TaskCreateInput>(req).body
+    await tracePoint('begin', body.idempotency_key)
+    const out = await createTask(ctxOf(req, db), body)
+    if (!out.replay) await tracePoint('committed', body.idempotency_key)
     reply.code(out.status)
     return out.body
   })

@@ -9,7 +9,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { callAdmin } from '../../../deploy/index.ts'
-import { freePort, httpReq, startDesktopProcess, type DesktopProcess, type Res } from '../desktop-helpers.ts'
+import { randomUUID } from 'node:crypto'
+import { freePort, httpReq, startDesktopProcess, type DesktopClient, type DesktopProcess, type Res } from '../desktop-helpers.ts'
 
 
 export const SECRET_KEY = '11'.repeat(32)
@@ -24,8 +25,8 @@ export interface Cloud {
   req(method: string, path: string, body?: unknown): Promise<Res>
   /** SIGKILL (a crash), then wait for the exit. */
   kill(): Promise<void>
-  /** Starts it again on the same directory and port. */
-  restart(): Promise<void>
+  /** Starts it again on the same directory and port (`env` replaces variables of the first start). */
+  restart(env?: Record<string, string>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -68,8 +69,8 @@ export async function startCloud(extra: Record<string, string> = {}): Promise<Cl
       child.kill('SIGKILL')
       await exited
     },
-    async restart() {
-      ({ child, url } = await spawnCloud(dir, port, extra))
+    async restart(env = {}) {
+      ({ child, url } = await spawnCloud(dir, port, { ...extra, ...env }))
     },
     async stop() {
       if (alive()) {
@@ -100,6 +101,22 @@ export function cli(env: NodeJS.ProcessEnv, args: string[], extra: Record<string
     p.on('error', reject)
     p.on('exit', (code) => resolve({ code, stdout, stderr }))
   })
+}
+
+/** A desktop task created on the owner socket, and a sync round now: each throws unless it succeeded. */
+export function deskOps(desk: DesktopClient) {
+  return {
+    async create(title: string, extra: Record<string, unknown> = {}) {
+      const r = await desk.owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title, ...extra })
+      if (r.status !== 201) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`)
+      return r.body
+    },
+    async sync() {
+      const r = await desk.owner('POST', '/v1/portal/sync')
+      if (r.status !== 200) throw new Error(`sync: ${r.status} ${JSON.stringify(r.body)}`)
+      return r.body
+    },
+  }
 }
 
 /** A loopback port nothing listens on (a TCP check against it fails). */

@@ -6,6 +6,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { freePort, httpReq } from '../desktop-helpers.ts'
 import { cli, closedPort, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
+import { deskOps } from './portal-helpers.ts'
 import { startSessionBus } from '../session-bus.ts'
 
 const cloud = await startCloud()
@@ -18,16 +19,7 @@ t.teardown(() => desk.stop())
 const { owner } = desk
 const CW = `/v1/workspaces/${cloud.workspaceId}`
 
-async function create(title: string, extra: Record<string, unknown> = {}) {
-  const r = await owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title, ...extra })
-  if (r.status !== 201) throw new Error(`create: ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body
-}
-const sync = async () => {
-  const r = await owner('POST', '/v1/portal/sync')
-  if (r.status !== 200) throw new Error(`sync: ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body
-}
+const { create, sync } = deskOps(desk)
 const status = async () => (await owner('GET', '/v1/portal/connection')).body
 
 t.test('before connecting: the cloud advertises task-taxonomy-v1; disconnected; portal reads fail', async (t) => {

@@ -1,0 +1,217 @@
+// The desktop and its portal converge (issue 32), real `lookout serve` and
+// `lookout desktop` processes: a desktop connected before its first project
+// request adopts the portal's default board and type (no second ones, every
+// round after it succeeds); edits of different fields merge three ways; a
+// retried conflict shows the desktop's values on both sides; work states and
+// approval decisions travel both ways.
+import t from 'tap'
+import { randomUUID } from 'node:crypto'
+import { connectMcp } from '../mcp/mcp-helpers.ts'
+import { LOCAL_ONLY_NOTE } from '../../../desktop/mcp/server.ts'
+import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop } from './portal-helpers.ts'
+import { deskOps } from './portal-helpers.ts'
+
+const cloud = await startCloud()
+t.teardown(() => cloud.stop())
+const desk = await startPortalDesktop()
+t.teardown(() => desk.stop())
+const { owner } = desk
+const CW = `/v1/workspaces/${cloud.workspaceId}`
+
+const { create, sync } = deskOps(desk)
+const local = async (id: string) => (await owner('GET', `/v1/projects/items/${id}`)).body
+const remote = async (id: string) => (await cloud.req('GET', `${CW}/tasks/${id}`)).body
+
+t.test('connect first, then the first project request: one board, one type, every round succeeds', async (t) => {
+  const c = await owner('POST', '/v1/portal/connection', { url: cloud.url, token: cloud.token })
+  t.equal(c.status, 200, JSON.stringify(c.body))
+  t.equal((await sync()).state, 'connected')
+  const a = await create('first after connecting')
+  for (let i = 0; i < 2; i++) {
+    const round = await sync()
+    t.equal(round.state, 'connected', `round ${i + 1}: ${JSON.stringify(round)}`)
+  }
+  const boards = (await owner('GET', '/v1/projects/boards')).body.items
+  const cloudBoards = (await cloud.req('GET', `${CW}/project/boards`)).body.items
+  t.equal(boards.length, 1, 'one board on the desktop')
+  t.same(cloudBoards.map((b: any) => b.id), boards.map((b: any) => b.id), 'the same board on both sides')
+  const types = (await owner('GET', '/v1/projects/taxonomy')).body.types
+  const cloudTypes = (await cloud.req('GET', `${CW}/project/taxonomy`)).body.types
+  t.equal(types.length, 1, 'one type on the desktop')
+  t.same(cloudTypes.map((x: any) => x.id), types.map((x: any) => x.id), 'the same type on both sides')
+  const onCloud = await cloudTasks(cloud)
+  t.equal(onCloud.length, 1)
+  const here = await local(a.id)
+  t.equal(here.id, onCloud[0].id, 'the canonical id')
+  t.equal(here.number, onCloud[0].number, 'the portal number')
+  t.equal((await owner('GET', '/v1/portal/connection')).body.last_error, null)
+})
+
+t.test('catalogue writes on a connected workspace need workspace management permission (the owner)', async (t) => {
+  const g = await desk.grant(['project:read', 'project:write'])
+  const asGrant = { 'x-lookout-act-as-grant': g.id }
+  const tax = (await owner('GET', '/v1/projects/taxonomy')).body
+  const write = { idempotency_key: randomUUID(), kind: 'label', operation: 'create', name: 'shared label', revision: tax.revision }
+  const refused = await owner('POST', '/v1/projects/taxonomy', write, asGrant)
+  t.equal(refused.status, 403, JSON.stringify(refused.body))
+  t.match(refused.body.error.message, /workspace management permission/)
+  const board = (await owner('GET', '/v1/projects/boards')).body.items[0]
+  const st = (await owner('GET', `/v1/projects/statuses?board_id=${board.id}`)).body
+  const status = await owner('POST', '/v1/projects/statuses', { idempotency_key: randomUUID(), board_id: board.id, revision: st.revision, action: 'create', name: 'Waiting', category: 'doing', color: 'gray' }, asGrant)
+  t.equal(status.status, 403, 'statuses too')
+  t.equal((await owner('POST', '/v1/projects/taxonomy', { ...write, idempotency_key: randomUUID() })).status, 200, 'the owner may')
+  t.equal((await sync()).state, 'connected')
+  t.ok((await cloud.req('GET', `${CW}/project/taxonomy`)).body.labels.some((l: any) => l.name === 'shared label'), 'and it reaches the portal')
+})
+
+const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10)
+let shared: any
+
+t.test('edits of different fields merge three ways: both sides end with both edits', async (t) => {
+  shared = await create('merge me')
+  await sync()
+  const mine = await local(shared.id)
+  t.equal((await owner('PATCH', `/v1/projects/items/${mine.id}`, { idempotency_key: randomUUID(), revision: mine.revision, priority: 'high' })).status, 200)
+  const theirs = await remote(mine.id)
+  const due = day(9)
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${mine.id}`, { revision: theirs.revision, due_on: due })).status, 200)
+  const round = await sync()
+  t.equal(round.state, 'connected', JSON.stringify(round))
+  const [here, there] = [await local(mine.id), await remote(mine.id)]
+  t.equal(there.priority, 'high', 'the desktop\'s priority reached the cloud')
+  t.equal(there.due_on, due, 'the cloud kept its due date')
+  t.equal(here.priority, 'high', 'the desktop kept its priority')
+  t.equal(here.due_on, due, 'the cloud\'s due date reached the desktop')
+  const s = (await owner('GET', '/v1/portal/connection')).body
+  t.equal(s.conflicts, 0, 'different fields are no conflict')
+  t.equal(s.pending_operations, 0)
+})
+
+t.test('the same field changed on both sides is a conflict; retry shows the desktop\'s value on both sides', async (t) => {
+  const mine = await local(shared.id)
+  t.equal((await owner('PATCH', `/v1/projects/items/${mine.id}`, { idempotency_key: randomUUID(), revision: mine.revision, title: 'desktop title', description: 'desktop text' })).status, 200)
+  const theirs = await remote(mine.id)
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${mine.id}`, { revision: theirs.revision, title: 'portal title' })).status, 200)
+  await sync()
+  t.equal((await remote(mine.id)).description, 'desktop text', 'the field changed only here went through')
+  t.equal((await remote(mine.id)).title, 'portal title')
+  t.equal((await local(mine.id)).title, 'portal title', 'the desktop shows the portal\'s value while in conflict')
+  const list = (await owner('GET', '/v1/portal/conflicts')).body.items
+  t.equal(list.length, 1)
+  t.same(list[0].payload, { title: 'desktop title' }, 'only the field changed on both sides is in conflict')
+  const shown = await cli(desk.env, ['portal', 'conflicts'])
+  t.equal(shown.code, 0, shown.stderr)
+  t.match(shown.stdout, new RegExp(`^${list[0].seq}\\s+task #${mine.number} "portal title"\\n\\s+conflict: title \\(`), 'the CLI names the task by number and title, and the field')
+  const resolved = await cli(desk.env, ['portal', 'resolve', list[0].seq, 'retry'])
+  t.equal(resolved.code, 0, resolved.stderr)
+  const round = await cli(desk.env, ['portal', 'sync'])
+  t.equal(round.code, 0, round.stderr)
+  t.match(round.stdout, /state\s+connected\n.*pushed\s+1\n/s, 'the CLI prints what the round did')
+  t.equal((await remote(mine.id)).title, 'desktop title', 'the cloud takes the retried value')
+  t.equal((await local(mine.id)).title, 'desktop title', 'and the desktop shows it too')
+  const s = (await owner('GET', '/v1/portal/connection')).body
+  t.equal(s.conflicts, 0)
+  t.equal(s.pending_operations, 0)
+  t.equal((await sync()).pushed, 0, 'nothing left to send')
+})
+
+t.test('work states and approval decisions travel both ways', async (t) => {
+  const act = async (id: string, body: Record<string, unknown>) => {
+    const cur = await local(id)
+    const r = await owner('POST', `/v1/workspaces/${desk.workspaceId}/tasks/${id}/actions`, { revision: cur.revision, ...body })
+    t.equal(r.status, 200, `${JSON.stringify(body)}: ${JSON.stringify(r.body)}`)
+  }
+  await create('reviewed here', { reviewer: 5 })
+  await sync()
+  const x = (await desktopTasks(desk)).find((i) => i.title === 'reviewed here')
+  await act(x.id, { action: 'work' })
+  await act(x.id, { action: 'state', state: 'review' })
+  await act(x.id, { action: 'approve' })
+  t.equal((await local(x.id)).state, 'done')
+  t.equal((await sync()).state, 'connected')
+  const there = await remote(x.id)
+  t.equal(there.state, 'done', 'work, review, approve reached the cloud')
+  t.equal(there.status_id, (await local(x.id)).status_id, 'with the same status')
+  // From the cloud: reopen, work; then blocked here with its reason.
+  const r1 = await cloud.req('POST', `${CW}/tasks/${x.id}/actions`, { revision: there.revision, action: 'reopen' })
+  t.equal(r1.status, 200)
+  t.equal((await cloud.req('POST', `${CW}/tasks/${x.id}/actions`, { revision: r1.body.revision, action: 'work' })).status, 200)
+  await sync()
+  t.equal((await local(x.id)).state, 'in_progress', 'the cloud\'s actions came back')
+  await act(x.id, { action: 'state', state: 'blocked', blocked_reason: 'waiting for the vendor' })
+  await sync()
+  const blocked = await remote(x.id)
+  t.equal(blocked.state, 'blocked')
+  t.equal(blocked.blocked_reason, 'waiting for the vendor')
+  // A decision for changes on the cloud comes back as changes_requested.
+  await create('changes asked there', { reviewer: 5 })
+  await sync()
+  const y = (await desktopTasks(desk)).find((i) => i.title === 'changes asked there')
+  await act(y.id, { action: 'work' })
+  await act(y.id, { action: 'state', state: 'review' })
+  await sync()
+  const yr = await remote(y.id)
+  t.equal(yr.state, 'review')
+  t.equal((await cloud.req('POST', `${CW}/tasks/${y.id}/actions`, { revision: yr.revision, action: 'changes', body: 'more tests' })).status, 200)
+  await sync()
+  t.equal((await local(y.id)).state, 'changes_requested', 'the cloud\'s decision reached the desktop')
+  const s = (await owner('GET', '/v1/portal/connection')).body
+  t.equal(s.conflicts, 0, JSON.stringify((await owner('GET', '/v1/portal/conflicts')).body))
+  t.equal(s.pending_operations, 0)
+})
+
+t.test('what stays local says so: a comment made through the tool server on a connected desktop; old ids on portal-shaped routes', async (t) => {
+  const before = await create('commented here')
+  await sync()
+  const task = await local(before.id)
+  t.not(task.id, before.id, 'the task took its canonical id')
+  // The portal-shaped route (the tool server's) accepts the provisional id too.
+  const direct = await owner('POST', `/v1/workspaces/${desk.workspaceId}/tasks/${before.id}/comments`, { idempotency_key: randomUUID(), body: 'by the old id' })
+  t.equal(direct.status, 201, JSON.stringify(direct.body))
+  t.equal(direct.headers['x-lookout-sync'], 'local', 'the answer says the comment stays local')
+  const mcp = await connectMcp(t, desk.env as Record<string, string>)
+  t.teardown(() => mcp.client.close())
+  const r = await mcp.client.callTool({ name: 'project_comment_create', arguments: { item_id: task.id, body: 'from an agent', idempotency_key: randomUUID() } })
+  t.notOk(r.isError, JSON.stringify(r.content))
+  const texts = (r.content as { type: string; text: string }[]).map((c) => c.text)
+  t.same(texts.slice(1), [LOCAL_ONLY_NOTE], 'the tool result says it is kept on this desktop only')
+  const read = await mcp.client.callTool({ name: 'project_get', arguments: { item_id: task.id } })
+  t.equal((read.content as unknown[]).length, 1, 'a read carries no such note')
+  t.same((await owner('GET', '/v1/portal/connection')).body.local_only.includes('comments'), true, 'and the status lists comments as local')
+})
+
+t.test('the CLI says what happened: a failed round exits 1, the status follows the last attempt, no service is one line', async (t) => {
+  await cloud.kill()
+  const failed = await cli(desk.env, ['portal', 'sync'])
+  t.equal(failed.code, 1, 'a failed round exits non-zero')
+  t.match(failed.stdout, /state\s+offline/)
+  t.match(failed.stderr, /^lookout portal sync: the round failed \(offline\): /)
+  const off = (await owner('GET', '/v1/portal/connection')).body
+  t.equal(off.state, 'offline')
+  t.ok(off.last_error)
+  const attempt = off.last_attempt_at
+  t.ok(attempt, 'the last attempt is shown')
+  await cloud.restart()
+  const ok = await cli(desk.env, ['portal', 'sync'])
+  t.equal(ok.code, 0, ok.stderr)
+  const st = await cli(desk.env, ['portal', 'status'])
+  t.match(st.stdout, /state\s+connected\n/)
+  t.match(st.stdout, /last_error\s+-\n/, 'a stale error is cleared')
+  t.match(st.stdout, /local by design\s+logs, monitoring configuration, credentials and grants, local incidents and notifications/)
+  const after = (await owner('GET', '/v1/portal/connection')).body
+  t.ok(after.last_attempt_at > attempt)
+  // A portal read that cannot reach the portal is an attempt too.
+  await cloud.kill()
+  const rid = await desk.resource('cli-web')
+  t.equal((await owner('GET', `/v1/portal/monitoring?resource_id=${rid}`)).status, 503)
+  t.equal((await owner('GET', '/v1/portal/connection')).body.state, 'offline', 'the status says offline at once, not after the next round')
+  await cloud.restart()
+
+  const gone = await cli(desk.env, ['portal', 'status', '--socket', `${desk.base}/nothing-here.sock`])
+  t.equal(gone.code, 1)
+  t.equal(gone.stderr.trim().split('\n').length, 1, 'one line')
+  t.match(gone.stderr, /^lookout: the desktop service is not running \(no owner socket at .*nothing-here\.sock\): start it with `lookout desktop`/)
+  const usage = await cli(desk.env, ['portal'])
+  t.match(usage.stdout, /^Usage:\n  lookout portal connect/)
+  t.notMatch(usage.stdout, /lookout lookout/)
+})
