@@ -15,7 +15,7 @@ export type { TokenVerifierOptions } from './identity/verifier.ts'
 export {
   AuthInvalidError, AuthMissingError, ItemDeletedError, NotApplicableError, RepositoryUnavailableError,
 } from './errors.ts'
-export { forgetDefaultBoard, ensureProject } from './projects/store/defaults.ts'
+export { forgetDefaultBoard, ensureProject, markPortalShared } from './projects/store/defaults.ts'
 export { recordActivity } from './projects/store/activity.ts'
 export { correctEntry, createEntry, listEntries, usageTotals, voidEntry, withoutInternalNotes } from './services/time.ts'
 export type { Actor as TimeActor, TimeCorrectInput, TimeCreateInput, TimeEntry } from './services/time.ts'

@@ -3,6 +3,7 @@
 // shared workspace id), the features it offers and the sync's last outcome.
 import type { Sql } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
+import { markPortalShared } from '../../workspace/index.ts'
 
 export const PORTAL_STATES = { connected: 'connected', offline: 'offline', error: 'error', disconnected: 'disconnected' } as const
 export type PortalState = (typeof PORTAL_STATES)[keyof typeof PORTAL_STATES]
@@ -65,7 +66,7 @@ export async function saveConnection(tx: Sql, box: SecretBox, workspaceId: strin
        token_box = EXCLUDED.token_box, token_key_id = EXCLUDED.token_key_id, scopes = EXCLUDED.scopes, features = EXCLUDED.features,
        state = 'connected', last_error = NULL, last_error_at = NULL, connected_at = now()`,
     [workspaceId, c.url, c.portalWorkspaceId, sealed, box.keyId, c.scopes, c.features])
-  await tx.query('UPDATE project_workspaces SET portal_shared = true WHERE workspace_id = $1', [workspaceId])
+  await markPortalShared(tx, workspaceId)
   await tx.query(
     `UPDATE project_items i SET number = NULL WHERE i.workspace_id = $1 AND i.item_type = 'task' AND i.number IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM portal_items p WHERE p.workspace_id = i.workspace_id AND p.local_id = i.id AND p.portal_id IS NOT NULL)`,
@@ -103,4 +104,10 @@ export async function recordOutcome(db: Sql, workspaceId: string, state: PortalS
 export async function portalTokenSealed(db: Sql): Promise<boolean> {
   const r = await db.query<{ present: boolean }>('SELECT EXISTS (SELECT 1 FROM portal_connection) AS present')
   return r.rows[0]?.present === true
+}
+
+/** Whether the workspace is connected to a portal (its project area is shared). */
+export async function portalConnected(db: Sql, workspaceId: string): Promise<boolean> {
+  const r = await db.query('SELECT 1 FROM portal_connection WHERE workspace_id = $1', [workspaceId])
+  return r.rows.length > 0
 }

@@ -6,7 +6,7 @@
 // offline; the next round (timer or wake) carries on where it stopped.
 import type { Database } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
-import { ensureProject } from '../../workspace/index.ts'
+import { ensureProject, markPortalShared } from '../../workspace/index.ts'
 import { syncCatalogues, type CatalogueContext } from './catalogues.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
@@ -104,7 +104,7 @@ export class PortalSync {
       }
       // A desktop connected before its first project request (older versions) has no project area or was never marked shared.
       await ensureProject(this.#db, ws)
-      await this.#db.query('UPDATE project_workspaces SET portal_shared = true WHERE workspace_id = $1 AND NOT portal_shared', [ws])
+      await markPortalShared(this.#db, ws)
       // Local work enters the outbox first, so a round that cannot reach the portal still shows it as pending.
       out.captured = await capture(this.#db, ws)
       const me = await portalCall<{ workspace: { id: string }; credential: { id: string | null; scopes: string[] } }>(target, 'GET', '/v1/me')

@@ -13,6 +13,7 @@ import { projectIdempotent as idempotent } from '../../../workspace/index.ts'
 import { configureStatusesIn, statusCatalogue, type BoardConfigureInput } from '../../../workspace/index.ts'
 import { configureTaxonomyIn, taxonomyCatalogue, type TaxonomyInput } from '../../../workspace/index.ts'
 import { members } from '../../../workspace/index.ts'
+import { portalConnected } from '../../../desktop/index.ts'
 import { DESKTOP_READ, DESKTOP_WRITE, afterKey, pageBody, parts, type ProjectRouteOptions } from './common.ts'
 import { desktopCtx } from './desktop-items.ts'
 
@@ -25,8 +26,7 @@ type Ws = { workspace_id?: string }
  */
 async function checkCatalogueWrite(req: FastifyRequest, db: Database, workspaceId: string): Promise<void> {
   if (req.isOwner) return
-  const shared = await db.query('SELECT 1 FROM portal_connection WHERE workspace_id = $1', [workspaceId])
-  if (shared.rows.length > 0) {
+  if (await portalConnected(db, workspaceId)) {
     throw new ForbiddenError('the workspace is connected to its portal: catalogue changes need workspace management permission (the owner)')
   }
 }

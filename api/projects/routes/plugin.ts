@@ -13,7 +13,7 @@ import { noteRoutes } from './notes.ts'
 import { taskRoutes } from './tasks.ts'
 import { ticketRoutes } from './tickets.ts'
 import { viewRoutes } from './views.ts'
-import { rewriteOldIds } from '../../../desktop/index.ts'
+import { portalConnected, rewriteOldIds } from '../../../desktop/index.ts'
 import { principalOf } from '../../auth/plugin.ts'
 
 async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): Promise<void> {
@@ -47,8 +47,7 @@ async function desktopMarks(app: FastifyInstance, opts: ProjectRouteOptions): Pr
   })
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.method === 'GET' || reply.statusCode >= 300 || !LOCAL_ONLY_WRITE.test(req.routeOptions.url ?? '')) return payload
-    const shared = await opts.db.query('SELECT 1 FROM portal_connection WHERE workspace_id = $1', [principalOf(req).workspaceId])
-    if (shared.rows.length > 0) reply.header(SYNC_HEADER, 'local')
+    if (await portalConnected(opts.db, principalOf(req).workspaceId)) reply.header(SYNC_HEADER, 'local')
     return payload
   })
 }

@@ -61,3 +61,8 @@ export async function ensureProject(db: Database, workspaceId: string): Promise<
   seen.set(workspaceId, boardId)
   return boardId
 }
+
+/** Marks the project area as shared with a portal: new tasks then wait for the portal's numbers. */
+export async function markPortalShared(db: Sql, workspaceId: string): Promise<void> {
+  await db.query('UPDATE project_workspaces SET portal_shared = true WHERE workspace_id = $1 AND NOT portal_shared', [workspaceId])
+}
