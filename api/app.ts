@@ -34,6 +34,7 @@ import { webhookRoutes } from './webhooks/routes.ts'
 import { desktopRoutes } from './desktop/routes.ts'
 import { portalRoutes } from './portal/routes.ts'
 import { grantRoutes } from './desktop/grant-routes.ts'
+import { profileRoutes } from './desktop/profile-routes.ts'
 import { loopbackGuard } from '../desktop/index.ts'
 import { grantAccess } from './desktop/access-plugin.ts'
 import type { DesktopService } from '../desktop/index.ts'
@@ -209,6 +210,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(grantRoutes, { db: opts.db })
   if (opts.desktop !== undefined) {
     await app.register(desktopRoutes, { service: opts.desktop })
+    await app.register(profileRoutes, { db: opts.db })
     await app.register(portalRoutes, { portal: opts.desktop.portal })
   }
   await app.register(ingestRoutes, {
