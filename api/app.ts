@@ -30,6 +30,7 @@ import { identityRoutes } from './identity/routes.ts'
 import { alertRoutes } from './alerts/routes.ts'
 import type { AlertSettings } from '../alerting/index.ts'
 import { notificationRoutes } from './notifications/routes.ts'
+import { notificationFeedRoutes } from './notifications/feed-routes.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 import { desktopRoutes } from './desktop/routes.ts'
 import { portalRoutes } from './portal/routes.ts'
@@ -205,13 +206,22 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(senderRoutes, { db: opts.db })
   await app.register(monitoringRoutes, { db: opts.db, cursors })
   await app.register(alertRoutes, { db: opts.db, settings: opts.alerts })
-  await app.register(notificationRoutes, { db: opts.db, refresh: opts.desktop === undefined ? undefined : (ws) => (opts.desktop as DesktopService).portal.refreshNotifications(ws) })
+  const portal = opts.desktop?.portal
+  await app.register(notificationRoutes, {
+    db: opts.db,
+    portal: portal === undefined ? undefined : {
+      refresh: (ws) => portal.refreshNotifications(ws), action: (ws, a, id) => portal.notificationAction(ws, a, id), readAll: (ws) => portal.notificationsReadAll(ws),
+    },
+  })
   await app.register(webhookRoutes, { db: opts.db, cursors, secretKey: opts.secretKey })
   await app.register(grantRoutes, { db: opts.db })
   if (opts.desktop !== undefined) {
     await app.register(desktopRoutes, { service: opts.desktop })
     await app.register(profileRoutes, { db: opts.db })
     await app.register(portalRoutes, { portal: opts.desktop.portal })
+  } else {
+    // A portal serves its own inbox to connected desktops.
+    await app.register(notificationFeedRoutes, { db: opts.db })
   }
   await app.register(ingestRoutes, {
     db: opts.db,
