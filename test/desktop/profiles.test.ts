@@ -2,23 +2,16 @@
 // set|list --desktop` goes through the owner-socket routes while the service
 // holds its data directory, and the routes refuse grants and bad input.
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { startTestDesktop } from './desktop-helpers.ts'
+import { cli as runCli } from './portal/portal-helpers.ts'
 
 const td = await startTestDesktop({ sizeCapEveryMs: 3_600_000 })
 t.teardown(() => td.stop())
 
-function cli(args: string[], env: NodeJS.ProcessEnv = td.env): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['deploy/lookout.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    p.stdout.on('data', (d) => (out += d))
-    p.stderr.on('data', (d) => (err += d))
-    p.on('error', reject)
-    p.on('exit', (code) => resolve({ code, out, err }))
-  })
+const cli = async (args: string[], env: NodeJS.ProcessEnv = td.env) => {
+  const r = await runCli(env, args)
+  return { code: r.code, out: r.stdout, err: r.stderr }
 }
 
 t.test('lookout staff set --desktop changes a profile while the service runs', async (t) => {
