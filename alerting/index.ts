@@ -5,6 +5,8 @@ export {
   readSettings, saveSettings, FILTERS, expireNotifications, ACTIONS, listNotifications, notificationAction, readAll, unreadCount,
 } from './notifications/store.ts'
 export type { ListQuery, NotificationAction } from './notifications/store.ts'
+export { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, notificationFeed } from './notifications/feed.ts'
+export type { FeedItem } from './notifications/feed.ts'
 export { destinationView, listDestinations, subscriberOf } from './alerts/destinations.ts'
 export type { ResourceInfo } from './alerts/messages.ts'
 export { runOperation } from './alerts/operations.ts'

@@ -32,10 +32,12 @@ import type { AlertSettings } from '../alerting/index.ts'
 import { notificationRoutes } from './notifications/routes.ts'
 import { inboxRoutes } from './notifications/inbox-routes.ts'
 import { ackRoutes } from './alerts/ack-routes.ts'
+import { notificationFeedRoutes } from './notifications/feed-routes.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 import { desktopRoutes } from './desktop/routes.ts'
 import { portalRoutes } from './portal/routes.ts'
 import { grantRoutes } from './desktop/grant-routes.ts'
+import { profileRoutes } from './desktop/profile-routes.ts'
 import { loopbackGuard } from '../desktop/index.ts'
 import { grantAccess } from './desktop/access-plugin.ts'
 import type { DesktopService } from '../desktop/index.ts'
@@ -208,14 +210,24 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(senderRoutes, { db: opts.db })
   await app.register(monitoringRoutes, { db: opts.db, cursors })
   await app.register(alertRoutes, { db: opts.db, settings: opts.alerts })
-  await app.register(notificationRoutes, { db: opts.db, refresh: opts.desktop === undefined ? undefined : (ws) => (opts.desktop as DesktopService).portal.refreshNotifications(ws) })
+  const portal = opts.desktop?.portal
+  await app.register(notificationRoutes, {
+    db: opts.db,
+    portal: portal === undefined ? undefined : {
+      refresh: (ws) => portal.refreshNotifications(ws), action: (ws, a, id) => portal.notificationAction(ws, a, id), readAll: (ws) => portal.notificationsReadAll(ws),
+    },
+  })
   await app.register(inboxRoutes, { db: opts.db, cursors })
   await app.register(ackRoutes, { db: opts.db })
   await app.register(webhookRoutes, { db: opts.db, cursors, secretKey: opts.secretKey })
   await app.register(grantRoutes, { db: opts.db })
   if (opts.desktop !== undefined) {
     await app.register(desktopRoutes, { service: opts.desktop })
+    await app.register(profileRoutes, { db: opts.db })
     await app.register(portalRoutes, { portal: opts.desktop.portal })
+  } else {
+    // A portal serves its own inbox to connected desktops.
+    await app.register(notificationFeedRoutes, { db: opts.db })
   }
   await app.register(ingestRoutes, {
     db: opts.db,

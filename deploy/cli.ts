@@ -11,6 +11,7 @@ import { migrate, openPglite, openPostgres } from '../core/index.ts'
 import { UsageError } from './errors.ts'
 import { countBuffersInHeapLimit } from './lean-runtime.ts'
 import { runUntilSignal } from './until-signal.ts'
+import { DESKTOP_OPTIONS, desktopSocket, listProfilesOnDesktop, setProfileOnDesktop } from './staff-desktop.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
 
@@ -32,6 +33,8 @@ Usage:
                                                  of tokens created with --staff ID; --agent: an agent
                                                  profile, kind droid in assignment webhooks)
   lookout staff list [--workspace WS]
+                    (both take --desktop [--socket PATH]: the running desktop service's profiles,
+                    changed while it runs; --workspace defaults to its local workspace)
   lookout console [--workspace WS] [--scopes s1,s2] [--resources all|UUID,...]
                                                  print a one-time sign-in link to the running
                                                  server's web console (a new console token)
@@ -228,11 +231,13 @@ async function staff(config: LookoutConfig, verb: string | undefined, args: stri
       options: {
         workspace: { type: 'string' }, staff: { type: 'string' }, name: { type: 'string' }, active: { type: 'string' },
         services: { type: 'string' }, time: { type: 'string' }, 'request-history': { type: 'string' }, agent: { type: 'string' },
+        ...DESKTOP_OPTIONS,
       },
     })
-    if (values.workspace === undefined || values.staff === undefined) throw new UsageError('staff set needs --workspace and --staff')
+    const desktop = desktopSocket(values)
+    if (values.staff === undefined || (values.workspace === undefined && desktop === null)) throw new UsageError('staff set needs --staff, and --workspace unless --desktop')
     const req: StaffRequest = {
-      workspace: values.workspace,
+      workspace: values.workspace ?? '',
       staff_id: Number(values.staff),
       name: values.name,
       active: flag('active', values.active),
@@ -241,14 +246,19 @@ async function staff(config: LookoutConfig, verb: string | undefined, args: stri
       can_read_request_history: flag('request-history', values['request-history']),
       agent: flag('agent', values.agent),
     }
-    const s = await run(config, () => callAdmin(config.dataDir, 'POST', '/admin/staff', req), (o) => o.setStaff(req))
+    const s = desktop !== null
+      ? await setProfileOnDesktop(desktop, req, values.workspace)
+      : await run(config, () => callAdmin(config.dataDir, 'POST', '/admin/staff', req), (o) => o.setStaff(req))
     process.stdout.write(JSON.stringify(s) + '\n')
     return 0
   }
   if (verb === 'list') {
-    const { values } = parseArgs({ args, options: { workspace: { type: 'string' } } })
+    const { values } = parseArgs({ args, options: { workspace: { type: 'string' }, ...DESKTOP_OPTIONS } })
+    const desktop = desktopSocket(values)
     const q = values.workspace === undefined ? '' : `?workspace=${encodeURIComponent(values.workspace)}`
-    const list = await run(config, () => callAdmin(config.dataDir, 'GET', `/admin/staff${q}`), (o) => o.listStaff(values.workspace)) as Record<string, unknown>[]
+    const list = (desktop !== null
+      ? await listProfilesOnDesktop(desktop, values.workspace)
+      : await run(config, () => callAdmin(config.dataDir, 'GET', `/admin/staff${q}`), (o) => o.listStaff(values.workspace))) as Record<string, unknown>[]
     for (const m of list) process.stdout.write(JSON.stringify(m) + '\n')
     return 0
   }

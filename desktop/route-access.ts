@@ -46,6 +46,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /v1/grants': OWNER_ONLY,
   'GET /v1/grants/:id': OWNER_ONLY,
   'DELETE /v1/grants/:id': OWNER_ONLY,
+  // Staff and agent (droid) profiles: `lookout staff set --desktop`.
+  'GET /v1/profiles': OWNER_ONLY,
+  'PUT /v1/profiles/:staff_id': OWNER_ONLY,
 
   // Portal views (owner operations; they use the owner's portal connection).
   'GET /v1/portal/logs': OWNER_ONLY,

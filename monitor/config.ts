@@ -129,7 +129,8 @@ export const CONFIG_SCHEMAS: Readonly<Record<Kind, object>> = {
   heartbeat: obj({
     interval_seconds: TIMING.interval_seconds,
     grace_seconds: { type: 'integer', minimum: 0, maximum: LIMITS.intervalMax, default: 30 },
-    missing: { type: 'string', enum: ['unhealthy', 'unknown'], default: 'unhealthy' },
+    // The desktop spec: "missing heartbeat goes to unknown"; `unhealthy` is the opt-in alerting mode.
+    missing: { type: 'string', enum: ['unhealthy', 'unknown'], default: 'unknown' },
   }),
   log: obj({ ...TIMING, ...LOG_PROPERTIES }, ['threshold']),
 }

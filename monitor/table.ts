@@ -78,7 +78,7 @@ export class CheckTable {
     e.maintenanceUntil = ms(row.maintenance_until)
     e.phase = phaseOf(row.id, row.interval_ms)
     e.staleAfterMs = staleAfterMs(row.interval_ms, row.timeout_ms, row.grace_ms)
-    e.missingCounts = row.kind === 'heartbeat' && row.configuration.missing !== 'unknown'
+    e.missingCounts = row.kind === 'heartbeat' && row.configuration.missing === 'unhealthy'
     if (newRevision) e.state = stateOf(row)
     e.revision = row.revision
     e.epoch = row.lease_epoch

@@ -48,6 +48,8 @@ const KNOWN: readonly string[] = [
   "alerting/alerts/dispatcher.ts: monitor_incidents (monitor)",
   "alerting/alerts/dispatcher.ts: monitor_outbox (monitor)",
   "alerting/alerts/dispatcher.ts: resources (workspace)",
+  "alerting/notifications/feed.ts: monitor_incidents (monitor)",
+  "alerting/notifications/feed.ts: resources (workspace)",
   "alerting/notifications/store.ts: monitor_incidents (monitor)",
   "api/alerts/routes.ts: alert_destinations (alerting)",
   "api/alerts/routes.ts: alert_incidents (alerting)",

@@ -84,6 +84,7 @@ export { repoPath } from './repository/paths.ts'
 export { configuredValue, resolveSource, SOURCE_KEYS } from './repository/source.ts'
 export type { ResolvedSource, SourceName } from './repository/source.ts'
 export { fileView, searchView, statusView, treeView } from './repository/views.ts'
+export { semanticView } from './repository/semantic/view.ts'
 export { checkSshRemote, sshCommandFor } from './repository/ssh-remote.ts'
 export {
   ENTRY_PARAMS, SERVICE_CREATE, SERVICE_LIST_QUERY, SERVICE_PARAMS, SERVICE_UPDATE, TIME_CORRECT, TIME_CREATE, TIME_VOID, USAGE_QUERY,

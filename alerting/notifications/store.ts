@@ -144,9 +144,10 @@ export async function notificationAction(db: Sql, ws: string, action: Exclude<No
   return toView(v.rows[0] as NotificationRow)
 }
 
-/** Every unread notification becomes read. */
-export async function readAll(db: Sql, ws: string, now: number): Promise<number> {
-  const r = await db.query('UPDATE notifications SET read_at = $2 WHERE workspace_id = $1 AND read_at IS NULL', [ws, new Date(now).toISOString()])
+/** Every unread notification becomes read (`localOnly`: not the cached portal entries, which the portal marks). */
+export async function readAll(db: Sql, ws: string, now: number, localOnly = false): Promise<number> {
+  const r = await db.query(`UPDATE notifications SET read_at = $2 WHERE workspace_id = $1 AND read_at IS NULL${localOnly ? ` AND source = 'local'` : ''}`,
+    [ws, new Date(now).toISOString()])
   return r.rowCount
 }
 

@@ -34,8 +34,16 @@ const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as
 
 export interface NotificationRouteOptions {
   db: Database
-  /** The desktop service's portal cache refresh (api/portal); absent: refresh always fails offline. */
-  refresh?: (workspaceId: string) => Promise<unknown>
+  /** The desktop service's portal cache (desktop/portal/notifications.ts); absent: refresh always fails offline. */
+  portal?: PortalNotifications
+}
+
+export interface PortalNotifications {
+  refresh(workspaceId: string): Promise<unknown>
+  /** Does the action on the portal when the entry is a cached portal one (true); false: a local entry. */
+  action(workspaceId: string, action: Exclude<NotificationAction, 'read_all'>, id: string): Promise<boolean>
+  /** read_all on the portal; null without a connection. */
+  readAll(workspaceId: string): Promise<number | null>
 }
 
 export async function notificationRoutes(app: FastifyInstance, opts: NotificationRouteOptions): Promise<void> {
@@ -62,17 +70,28 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
     const b = req.body as { action: NotificationAction; id?: string }
     if (b.action === 'read_all') {
       if (b.id !== undefined) throw new BadRequestError('read_all takes no id')
-      return { action: 'read_all', updated: await readAll(db, ws, Date.now()), unread_count: await unreadCount(db, ws) }
+      // Local entries here; the portal's on the portal. Offline, the local ones are still marked and the answer says the portal's were not.
+      const updated = await readAll(db, ws, Date.now(), opts.portal !== undefined)
+      let portal: { updated: number | null } | { error: { message: string; code: string } } = { updated: null }
+      try {
+        portal = { updated: opts.portal === undefined ? null : await opts.portal.readAll(ws) }
+      } catch (err) {
+        const e = err as { message: string; code?: string }
+        portal = { error: { message: e.message, code: e.code ?? 'LOOKOUT_PORTAL_OFFLINE' } }
+      }
+      return { action: 'read_all', updated, portal, unread_count: await unreadCount(db, ws) }
     }
     if (b.id === undefined) throw new BadRequestError(`${b.action} needs the notification id`)
+    // A portal entry is marked on the portal (offline: 503, unchanged here), then read back like a local one.
+    if (opts.portal !== undefined) await opts.portal.action(ws, b.action, b.id)
     const item = await notificationAction(db, ws, b.action, b.id, Date.now())
     return { action: b.action, item, unread_count: await unreadCount(db, ws) }
   })
 
   app.post('/v1/notifications/refresh', { config: OWNER, schema: { querystring: WS_QUERY } }, async (req) => {
     // Portal-backed reads fail offline; local notifications are never offered in their place.
-    if (opts.refresh === undefined) throw new PortalOfflineError('no portal connection is configured, so the portal notification cache cannot be refreshed')
-    return opts.refresh(principalOf(req).workspaceId)
+    if (opts.portal === undefined) throw new PortalOfflineError('no portal connection is configured, so the portal notification cache cannot be refreshed')
+    return opts.portal.refresh(principalOf(req).workspaceId)
   })
 
   app.get('/v1/notifications/settings', { config: OWNER, schema: { querystring: WS_QUERY } }, async (req) => readSettings(db, principalOf(req).workspaceId))

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
-import { NotImplementedError } from '../../core/index.ts'
 import { RepositoryUnavailableError } from '../../workspace/index.ts'
 import { RESOURCE_PARAMS } from '../../workspace/index.ts'
 import { getResource } from '../../workspace/index.ts'
@@ -13,7 +12,7 @@ import { GitError, GitMissing } from '../../workspace/index.ts'
 import { acquireMirrors, releaseMirrors } from '../../workspace/index.ts'
 import { repoPath } from '../../workspace/index.ts'
 import { configuredValue, resolveSource, SOURCE_KEYS, type ResolvedSource, type SourceName } from '../../workspace/index.ts'
-import { fileView, searchView, statusView, treeView } from '../../workspace/index.ts'
+import { fileView, searchView, semanticView, statusView, treeView } from '../../workspace/index.ts'
 import { checkSshRemote, sshCommandFor } from '../../workspace/index.ts'
 import type { RuntimeSecrets } from '../../tunnel/index.ts'
 
@@ -75,7 +74,6 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
     const path = repoPath(q.path)
     const resource = await getResource(db, p.workspaceId, rid)
     const configured = configuredValue(resource, q.source)
-    if (q.view === 'semantic') throw new NotImplementedError('semantic repository search is not offered by this server; use view=search')
     const src = { source: q.source, configured }
     let state = await mirrors.state(rid, q.source)
     if ((state === null || state.configured !== configured) && !mirrors.isRefreshing(rid, q.source)) {
@@ -110,6 +108,7 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
       const w = { line: q.line, limit: q.limit }
       if (q.view === 'tree') return { ...base, ...(await treeView(ctx, path, w)) }
       if (q.view === 'file') return { ...base, ...(await fileView(ctx, path, w)) }
+      if (q.view === 'semantic') return { ...base, ...(await semanticView(ctx, path, q.query, w)) }
       return { ...base, ...(await searchView(ctx, path, q.query, w)) }
     } catch (err) {
       if (err instanceof GitMissing) throw unavailable(err.message)

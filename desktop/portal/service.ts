@@ -11,7 +11,7 @@ import { deleteConnection, openToken, readConnection, recordOutcome, saveConnect
 import { PortalSync, type PortalSyncOptions, type RoundResult } from './engine.ts'
 import { counts, listAttention, resolveOp } from './outbox.ts'
 import { listReviews, resolveReview } from './reviews.ts'
-import { refreshPortalNotifications } from './notifications.ts'
+import { isPortalNotification, portalNotificationAction, portalReadAll, refreshPortalNotifications, type PortalAction } from './notifications.ts'
 
 export interface ConnectInput {
   url: string
@@ -191,6 +191,29 @@ export class PortalService {
       return await refreshPortalNotifications(this.#db, ws, t.target, t.portalWs)
     } catch (err) {
       throw portalError(err, 'the portal notification refresh failed')
+    }
+  }
+
+  /** A notification action on a cached portal entry is the portal's (done there first); false: not a portal entry. */
+  async notificationAction(ws: string, action: PortalAction, id: string): Promise<boolean> {
+    if (!await isPortalNotification(this.#db, ws, id)) return false
+    const t = await this.#target(ws)
+    try {
+      await portalNotificationAction(this.#db, ws, t.target, t.portalWs, action, id)
+    } catch (err) {
+      throw portalError(err, `the portal notification action (${action}) failed`)
+    }
+    return true
+  }
+
+  /** read_all on the portal's inbox; null without a connection. */
+  async notificationsReadAll(ws: string): Promise<number | null> {
+    if (await readConnection(this.#db, ws) === undefined) return null
+    const t = await this.#target(ws)
+    try {
+      return await portalReadAll(this.#db, ws, t.target, t.portalWs)
+    } catch (err) {
+      throw portalError(err, 'the portal notification action (read_all) failed')
     }
   }
 

@@ -199,10 +199,11 @@ t.test('run now probes at once without waiting for the interval', async (t) => {
   t.equal((await h.row(c.id)).last_status, 'up')
 })
 
-t.test('a missed heartbeat goes unknown, then unhealthy as configured', async (t) => {
+t.test('a missed heartbeat goes unknown by default, then unhealthy only when configured', async (t) => {
   const rid = await h.resource()
-  const strict = await h.check(rid, 'heartbeat', { interval_seconds: 60, grace_seconds: 30 })
-  const lenient = await h.check(rid, 'heartbeat', { interval_seconds: 60, grace_seconds: 30, missing: 'unknown' })
+  const strict = await h.check(rid, 'heartbeat', { interval_seconds: 60, grace_seconds: 30, missing: 'unhealthy' })
+  const lenient = await h.check(rid, 'heartbeat', { interval_seconds: 60, grace_seconds: 30 })
+  t.equal((await h.row(lenient.id)).configuration.missing, 'unknown', 'the default is unknown (desktop spec)')
   const m = await h.monitor()
   const beat = async () => {
     await recordBeat(h.db, h.workspaceId, rid, strict.id, h.clock.now())
@@ -231,7 +232,7 @@ t.test('a missed heartbeat goes unknown, then unhealthy as configured', async (t
   t.ok(h.clock.now() - unknownAt <= MIN + 5_000, 'within one more interval')
   t.ok(s.open_incident_id)
   const l = await h.row(lenient.id)
-  t.equal(l.health, 'unknown', 'missing: unknown never turns unhealthy')
+  t.equal(l.health, 'unknown', 'by default a missing beat never turns unhealthy')
   t.equal(l.open_incident_id, null)
   for (let i = 0; i < 3; i++) {
     await beat()

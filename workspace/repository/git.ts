@@ -83,3 +83,64 @@ export function git(args: readonly string[], o: GitRunOptions): Promise<Buffer> 
 export function gitStream(args: readonly string[], o: GitRunOptions): ChildProcess {
   return spawn('git', argv(args, o), { env: gitEnv(o.home, o.sshCommand), stdio: ['ignore', 'pipe', 'pipe'], cwd: o.home, signal: o.signal, timeout: o.timeoutMs ?? 30_000, killSignal: 'SIGKILL' })
 }
+
+/**
+ * Reads blobs in one `git cat-file --batch` process (a process per file would
+ * cost more than the parsing); answers them in the order asked. A missing
+ * object is null.
+ */
+export function gitBlobs(oids: readonly string[], o: GitRunOptions): Promise<(Buffer | null)[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', argv(['cat-file', '--batch'], o), {
+      env: gitEnv(o.home), stdio: ['pipe', 'pipe', 'pipe'], cwd: o.home, signal: o.signal, timeout: o.timeoutMs ?? 120_000, killSignal: 'SIGKILL',
+    })
+    const out: (Buffer | null)[] = []
+    const chunks: Buffer[] = []
+    let buffered = 0
+    let stderr = ''
+    // Parsing state: the header of the next object, or the bytes still owed to the current one.
+    let need = -1
+    const take = (n: number): Buffer => {
+      const all = chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks)
+      chunks.length = 0
+      const head = all.subarray(0, n)
+      if (all.length > n) chunks.push(all.subarray(n))
+      buffered = all.length - n
+      return head
+    }
+    const pump = (): void => {
+      for (;;) {
+        if (need < 0) {
+          const all = chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks)
+          chunks.length = 0
+          chunks.push(all)
+          const nl = all.indexOf(10)
+          if (nl < 0) return
+          const header = take(nl + 1).toString('latin1').trim()
+          if (header.endsWith(' missing')) {
+            out.push(null)
+            continue
+          }
+          need = Number(header.split(' ')[2]) + 1 // the content and its newline
+        }
+        if (buffered < need) return
+        out.push(take(need).subarray(0, need - 1))
+        need = -1
+      }
+    }
+    child.stdout.on('data', (d: Buffer) => {
+      chunks.push(d)
+      buffered += d.length
+      pump()
+    })
+    child.stderr.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-2000)
+    })
+    child.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new GitMissing('git is not installed on the server') : err))
+    child.once('close', (code) => {
+      if (code === 0 && out.length === oids.length) resolve(out)
+      else reject(new GitError(stderr.trim().split('\n').pop() || `git cat-file exited with ${String(code)}`, code, stderr))
+    })
+    child.stdin.end(oids.join('\n') + '\n')
+  })
+}

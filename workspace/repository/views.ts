@@ -25,7 +25,7 @@ const BINARY_SNIFF_BYTES = 8000
 
 type EntryType = 'file' | 'directory' | 'symlink' | 'submodule'
 
-interface Entry {
+export interface Entry {
   mode: string
   type: EntryType
   oid: string
@@ -40,7 +40,7 @@ function entryType(mode: string, objType: string): EntryType {
 }
 
 /** `git ls-tree -z -l` records: "<mode> <type> <oid> <size>\t<path>\0". */
-function parseLsTree(out: Buffer): Entry[] {
+export function parseLsTree(out: Buffer): Entry[] {
   const entries: Entry[] = []
   for (const rec of out.toString('utf8').split('\0')) {
     if (rec === '') continue
@@ -61,7 +61,7 @@ export async function headCommit(ctx: ViewContext): Promise<string | null> {
   }
 }
 
-async function requireHead(ctx: ViewContext): Promise<string> {
+export async function requireHead(ctx: ViewContext): Promise<string> {
   const c = await headCommit(ctx)
   if (c === null) throw new NotFoundError('commit (the repository has no commits yet)')
   return c

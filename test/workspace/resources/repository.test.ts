@@ -257,16 +257,13 @@ t.test('refresh: returns at once, then the clone follows the source', async (t) 
   t.same(both.body.refreshing.map((x: { source: string }) => x.source), ['code', 'wiki'], 'both configured sources')
 })
 
-t.test('an empty repository has no head; semantic search is not offered', async (t) => {
+t.test('an empty repository has no head (repository-semantic.test.ts tests view=semantic)', async (t) => {
   const rid = await repoResource({ repository_url: empty })
   await view(rid)
   const s = await waitStatus(rid, (b) => b.state === 'ready')
   t.equal(s.head, null)
   t.equal((await view(rid, 'view=tree')).status, 404)
-  const sem = await view(appId, 'view=semantic&query=auth')
-  t.equal(sem.status, 501)
-  t.equal(sem.body.detail[0].type, 'LOOKOUT_NOT_IMPLEMENTED')
-  t.match(sem.body.detail[0].msg, /semantic repository search is not offered.*view=search/)
+  t.equal((await view(rid, 'view=semantic&query=auth')).status, 404, 'no commit to index')
 })
 
 t.test('query schema, grants and missing resources', async (t) => {

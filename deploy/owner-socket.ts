@@ -1,0 +1,43 @@
+// Requests the CLI makes on the running desktop service's owner socket
+// (`lookout staff --desktop`, `lookout backup`): the socket's directory is
+// checked first (owner-only, desktop/paths.ts), and a service that is not
+// running is said in one line instead of a bare ENOENT.
+import { dirname } from 'node:path'
+import { Client } from 'undici'
+import { checkPrivateDir } from '../desktop/index.ts'
+import { ServerUnreachableError } from './errors.ts'
+
+export interface OwnerResponse {
+  status: number
+  body: any
+}
+
+export async function ownerCall(socketPath: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, timeoutMs = 300_000): Promise<OwnerResponse> {
+  try {
+    checkPrivateDir(dirname(socketPath))
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ServerUnreachableError(`the desktop service is not running (no ${dirname(socketPath)}); start it with \`lookout desktop\``)
+    throw err
+  }
+  // A backup of a large data directory takes minutes: the timeouts follow the caller.
+  const client = new Client('http://localhost', { socketPath, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+  try {
+    const res = await client.request({
+      method, path, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await res.body.text()
+    return { status: res.statusCode, body: text === '' ? undefined : JSON.parse(text) }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ECONNREFUSED') throw new ServerUnreachableError(`the desktop service is not running (nothing answers on ${socketPath}); start it with \`lookout desktop\``)
+    throw err
+  } finally {
+    await client.close()
+  }
+}
+
+/** The body of a successful answer, else an error carrying the service's message. */
+export function ownerBody(r: OwnerResponse, what: string): any {
+  if (r.status >= 400) throw new Error(`${what}: ${r.body?.error?.message ?? r.body?.detail?.[0]?.msg ?? `failed (${r.status})`}`)
+  return r.body
+}
