@@ -46,7 +46,15 @@ export async function startServe(
   const url = await new Promise<string>((resolve, reject) => {
     let found = false
     // A start after a kill loads the backlog while it starts: 60 s was once too short on a loaded 2-core machine.
-    const timer = setTimeout(() => reject(new Error(`lookout serve did not start within 120 s: ${tail}`)), 120_000)
+    const timer = setTimeout(() => {
+      // Not left running behind the failure: the caller never gets a handle to stop it.
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL')
+      } catch {
+        // gone already
+      }
+      reject(new Error(`lookout serve did not start within 120 s: ${tail}`))
+    }, 120_000)
     createInterface({ input: child.stdout! }).on('line', (line) => {
       onStdoutLine(line)
       const m = found ? null : /on (http:\/\/\S+)/.exec(line)
