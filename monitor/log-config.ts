@@ -6,9 +6,12 @@
 
 /** The log query route's filters a check may use, as that route's schema gives them (query/schemas.ts). */
 export const LOG_QUERY_FILTERS = {
-  q: { type: 'string', maxLength: 500 },
+  q: {
+    type: 'string', maxLength: 500,
+    description: 'words (all must match), "a phrase", -word (exclude), a OR b; case-insensitive, in the message or any attribute value. Other syntax (field:value, *, regular expressions) is refused: filter fields with attr.<key>=<value> / resource.<key>=<value>',
+  },
   severity: { type: 'string', enum: ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] },
-  trace_id: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+  trace_id: { type: 'string', pattern: '^[0-9a-fA-F]{32}$', description: '32 hexadecimal digits, any case' },
 } as const
 
 export type LogQuery = { [K in keyof typeof LOG_QUERY_FILTERS]?: string }

@@ -1,6 +1,7 @@
 // Turns monitoring request bodies into the monitor stage's NewCheck/CheckPatch,
 // with the checks a schema cannot express (per-kind configuration, credential
 // references, location rules, source ids) reported at their place in the body.
+import { parseTextQuery, TextSyntaxError } from '../../query/index.ts'
 import { ALL_LOCATIONS, defaultLocation, parseConfig, parseCredentialRef, sourceOnResource, type CheckConfig, type CheckPatch, type CheckRow, type ConfigIssue, type CredentialRef, type Kind, type Location, type NewCheck } from '../../monitor/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
@@ -44,9 +45,23 @@ export class Problems {
 
   config(kind: Kind, input: unknown): CheckConfig | null {
     const r = parseConfig(kind, input)
-    if (r.ok) return r.config
-    this.add(...at(this.#places.configuration, r.issues))
-    return null
+    if (!r.ok) {
+      this.add(...at(this.#places.configuration, r.issues))
+      return null
+    }
+    // A log check's text query speaks the search route's language: what the route refuses
+    // (field:value, *, regular expressions) is refused here, not left to fail every evaluation.
+    const q = kind === 'log' ? (r.config.stored.query as { q?: string } | undefined)?.q : undefined
+    if (q !== undefined) {
+      try {
+        parseTextQuery(q)
+      } catch (err) {
+        if (!(err instanceof TextSyntaxError)) throw err
+        this.add(...at(this.#places.configuration, [{ instancePath: '/query/q', keyword: 'value_error', params: {}, message: err.message, data: q }]))
+        return null
+      }
+    }
+    return r.config
   }
 
   credential(input: unknown): CredentialRef | null {
