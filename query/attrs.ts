@@ -26,6 +26,11 @@ export const ATTR_PARAM_RE = /^(-?)(attr|resource)\.(.+?)(!?)$/s
 /** The same as a JSON-schema patternProperties key (the routes' schemas accept these names). */
 export const ATTR_PARAM_PATTERN = '^-?(attr|resource)\\.'
 
+/** The attribute filters in words, for the OpenAPI descriptions of the routes that take them. */
+export const ATTR_FILTERS_DOC = 'Attribute filters (Lookout extension, repeatable, all ANDed): attr.<key>=<value> (a log record attribute) and ' +
+  'resource.<key>=<value> (a resource attribute) match the value exactly as text; -attr.<key>=<value> or attr.<key>!=<value> excludes it ' +
+  '(lines without the key are kept). At most 20; keys up to 256 and values 1..500 characters.'
+
 /** The JSON schema of one attribute-filter parameter: one value or several (repeated), each 1..500 characters. */
 export const ATTR_PARAM_SCHEMA = {
   type: 'array',

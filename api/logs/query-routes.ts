@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { tailSubjects, type Broker, type LogStore } from '../../ingest/index.ts'
 import {
   CLOUD_HISTOGRAM_QUERY, CLOUD_LOGS_QUERY, CLOUD_TAIL_QUERY, HISTOGRAM_MAX_RANGE_MS, logHistogram, DESKTOP_LOGS_QUERY, DESKTOP_TAIL_QUERY, LogSearch, TailBusyError, TailHubs, TailSession,
-  TailUnavailableError, parseLastEventId, type LogFilter,
+  TailUnavailableError, parseLastEventId, ATTR_FILTERS_DOC, type LogFilter,
 } from '../../query/index.ts'
 import type { CursorCodec, Sql } from '../../core/index.ts'
 import { ForbiddenError, RequestInvalid, detail } from '../../core/index.ts'
@@ -51,7 +51,7 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
   await savedSearchRoutes(app, { db, resources })
   const desktop = { auth: { contract: 'desktop', scope: SCOPES.logsRead } } as const
 
-  app.get(`${P}/logs`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_LOGS_QUERY } }, async (req, reply) => {
+  app.get(`${P}/logs`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_LOGS_QUERY, description: ATTR_FILTERS_DOC } }, async (req, reply) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
     const q = req.query as CloudQuery
@@ -64,7 +64,7 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     config: cloud,
     schema: {
       summary: 'Lookout extension: log volume over a range, counts per time bucket and severity level (same filters and grants as the log search)',
-      params: RESOURCE_PARAMS, querystring: CLOUD_HISTOGRAM_QUERY,
+      params: RESOURCE_PARAMS, querystring: CLOUD_HISTOGRAM_QUERY, description: ATTR_FILTERS_DOC,
     },
   }, async (req) => {
     const { ws, rid } = target(req)
@@ -75,7 +75,7 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     return logHistogram(store, filter, startMs, endMs, q.buckets)
   })
 
-  app.get('/v1/logs', { config: desktop, schema: { querystring: DESKTOP_LOGS_QUERY } }, async (req, reply) => {
+  app.get('/v1/logs', { config: desktop, schema: { querystring: DESKTOP_LOGS_QUERY, description: ATTR_FILTERS_DOC } }, async (req, reply) => {
     const q = req.query as DesktopQuery
     const p = principalOf(req)
     const resourceIds = await desktopScope(p, q.workspace_id, q.resource_id)
@@ -83,7 +83,7 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     return searchPage(search, cursors, reply, filter, q.limit, q.cursor, 'desktop')
   })
 
-  app.get(`${P}/logs/tail`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_TAIL_QUERY } }, async (req, reply) => {
+  app.get(`${P}/logs/tail`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_TAIL_QUERY, description: ATTR_FILTERS_DOC } }, async (req, reply) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
     const q = req.query as { severity?: string; q?: string; trace_id?: string }
@@ -91,7 +91,7 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
     await stream(req, reply, filter, 'cloud')
   })
 
-  app.get('/v1/logs/tail', { config: desktop, schema: { querystring: DESKTOP_TAIL_QUERY } }, async (req, reply) => {
+  app.get('/v1/logs/tail', { config: desktop, schema: { querystring: DESKTOP_TAIL_QUERY, description: ATTR_FILTERS_DOC } }, async (req, reply) => {
     const q = req.query as { resource_id?: string; workspace_id?: string; severity?: string; text?: string }
     const p = principalOf(req)
     const resourceIds = await desktopScope(p, q.workspace_id, q.resource_id)

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { LogStore } from '../../ingest/index.ts'
 import {
   CLOUD_CONTEXT_QUERY, CLOUD_FACETS_QUERY, CLOUD_WORKSPACE_FACETS_QUERY, CLOUD_WORKSPACE_LOGS_QUERY, CONTEXT_PARAMS, HISTOGRAM_MAX_RANGE_MS, logContext, logFacets,
-  type LogSearch,
+  ATTR_FILTERS_DOC, type LogSearch,
 } from '../../query/index.ts'
 import type { CursorCodec } from '../../core/index.ts'
 import { ForbiddenError, NotFoundError } from '../../core/index.ts'
@@ -48,7 +48,7 @@ export async function searchRoutes(app: FastifyInstance, opts: SearchRoutesOptio
     config: cloud,
     schema: {
       summary: 'Lookout extension: search the logs of every resource the token may read (or the resource_id given, repeatable), newest first, keyset paging; each event carries its resource_id',
-      params: WORKSPACE_PARAMS, querystring: CLOUD_WORKSPACE_LOGS_QUERY,
+      params: WORKSPACE_PARAMS, querystring: CLOUD_WORKSPACE_LOGS_QUERY, description: ATTR_FILTERS_DOC,
     },
   }, async (req, reply) => {
     const ws = (req.params as { workspace_id: string }).workspace_id
@@ -77,7 +77,7 @@ export async function searchRoutes(app: FastifyInstance, opts: SearchRoutesOptio
     config: cloud,
     schema: {
       summary: 'Lookout extension: the top values of a field (severity, attr.<key>, resource.<key>) over the filtered lines ({field, values: [{value, count}], other, total}); default range the last hour',
-      params: RESOURCE_PARAMS, querystring: CLOUD_FACETS_QUERY,
+      params: RESOURCE_PARAMS, querystring: CLOUD_FACETS_QUERY, description: ATTR_FILTERS_DOC,
     },
   }, async (req) => {
     const { ws, rid } = target(req)
@@ -89,7 +89,7 @@ export async function searchRoutes(app: FastifyInstance, opts: SearchRoutesOptio
     config: cloud,
     schema: {
       summary: 'Lookout extension: the top values of a field across every resource the token may read (or the resource_id given, repeatable)',
-      params: WORKSPACE_PARAMS, querystring: CLOUD_WORKSPACE_FACETS_QUERY,
+      params: WORKSPACE_PARAMS, querystring: CLOUD_WORKSPACE_FACETS_QUERY, description: ATTR_FILTERS_DOC,
     },
   }, async (req) => {
     const ws = (req.params as { workspace_id: string }).workspace_id
