@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ManagedNats } from '../../deploy/index.ts'
 import { openPostgres } from '../../core/index.ts'
-import { createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
-import { createCheck, insertSource, parseConfig } from '../../monitor/index.ts'
+import { createWorkspace, registerResource } from '../../workspace/index.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'
 import { startApiProcess, type ApiProcess } from '../faults/lib/api-process.ts'
+import { collectorSourceWithCheck } from '../helpers/collector-source.ts'
 
 t.test('two api processes: one batch racing through both applies once; failures through each confirm together', { skip: postgresAvailable() ? false : 'initdb not found (Debian package postgresql)' }, async (t) => {
   const pg = await startTestPostgres()
@@ -31,21 +31,14 @@ t.test('two api processes: one batch racing through both applies once; failures 
   t.teardown(() => db.close())
   const ws = (await createWorkspace(db, 'two-processes')).id
   const rid = (await registerResource(db, ws, { external_id: 'dc', name: 'dc' })).resource.id
-  const cred = await createToken(db, { workspaceId: ws, scopes: ['monitor:heartbeat'], resources: [rid], kind: 'collector' })
-  const s = await insertSource(db, { id: crypto.randomUUID(), workspaceId: ws, resourceId: rid, name: 'c', kind: 'collector', tokenId: cred.id })
-  const cfg = parseConfig('tcp', { host: '10.0.0.1', port: 5432, interval_seconds: 60 })
-  if (!cfg.ok) throw new Error('bad configuration')
-  const check = await createCheck(db, {
-    workspaceId: ws, resourceId: rid, name: 'db', kind: 'tcp', location: 'collector', config: cfg.config, credential: null,
-    sourceId: s.id, enabled: true, required: true, maintenanceUntil: null, runNow: false,
-  }, Date.now())
+  const { token, check } = await collectorSourceWithCheck(db, ws, rid)
   let n = 0
   const obs = (status: 'up' | 'down') => ({
     id: crypto.randomUUID(), check_id: check.id, revision: check.revision, observed_at: new Date(Date.now() - 30_000 + n++ * 100).toISOString(),
     status, code: status === 'up' ? 'LOOKOUT_PROBE_OK' : 'LOOKOUT_PROBE_REFUSED', reason: status, latency_ms: 1, details: null,
   })
   const push = async (api: ApiProcess, observations: unknown[]) => {
-    const res = await fetch(`${api.url}/v1/collector/observations`, { method: 'POST', headers: { authorization: `Bearer ${cred.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ observations }) })
+    const res = await fetch(`${api.url}/v1/collector/observations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ observations }) })
     t.equal(res.status, 200, `pushed through ${api.url}`)
     return await res.json() as { applied: number; duplicates: number }
   }
