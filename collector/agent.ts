@@ -185,7 +185,7 @@ export class Collector {
    */
   #checkClock(skewMs: number): void {
     const off = Math.abs(skewMs) > CLOCK_WARN_MS
-    if (off && !this.#clockWarned) this.#log(`this machine's clock is ${(skewMs / 1000).toFixed(1)} s ${skewMs > 0 ? 'behind' : 'ahead of'} the API's: synchronize it (NTP), observations are judged by their time`)
+    if (off && !this.#clockWarned) this.#log(`this machine's clock is ${(Math.abs(skewMs) / 1000).toFixed(1)} s ${skewMs > 0 ? 'behind' : 'ahead of'} the API's: synchronize it (NTP), observations are judged by their time`)
     this.#clockWarned = off
   }
 

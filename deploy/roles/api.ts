@@ -51,7 +51,7 @@ export async function startApiRole(
     maxInFlightBytes: config.maxInFlightBytes,
     maxDecompressedBytes: config.maxDecompressedBytes,
     retentionDays: config.retentionDays,
-    onAccepted: opts.onAccepted,
+    onAccepted: stopAfterPublishes(opts.onAccepted, process.env.LOOKOUT_TEST_STOP_AFTER_PUBLISHES),
     diskGuard,
   })
   metrics.watchIngest(ingest)
@@ -92,4 +92,21 @@ export async function startApiRole(
     url = await a.listen({ host: config.host, port: config.port })
   }
   return { ingest, appOptions, app, ownerApp, url }
+}
+
+/**
+ * A fault tests' trace point (test/faults/api-kill.test.ts): with
+ * LOOKOUT_TEST_STOP_AFTER_PUBLISHES=N the process stops itself (SIGSTOP) once its
+ * Nth request is durably published and before that request is answered, so a kill
+ * lands exactly between publish and answer. Unset (always, outside that test): the hook as given.
+ */
+function stopAfterPublishes(onAccepted: IngestServiceOptions['onAccepted'], setting: string | undefined): IngestServiceOptions['onAccepted'] {
+  if (setting === undefined || setting === '') return onAccepted
+  const limit = Number(setting)
+  if (!Number.isInteger(limit) || limit < 1) throw new Error(`LOOKOUT_TEST_STOP_AFTER_PUBLISHES must be an integer >= 1, got ${setting}`)
+  let published = 0
+  return async (batch) => {
+    await onAccepted?.(batch)
+    if (++published === limit) process.kill(process.pid, 'SIGSTOP')
+  }
 }

@@ -1,8 +1,10 @@
 // A request's identity, which every dedup layer shares (Nats-Msg-Id, the rows'
 // batch and event ids, the loader's lookups, the insert token): a retry must
 // be the same events and a repeat new ones.
-// - With an Idempotency-Key, the key names the request: the same key again is
-//   the same events (the service refuses it with another body).
+// - With an Idempotency-Key, the key and the body name the request: the same
+//   key and body again are the same events, whatever the times (the service
+//   refuses the key with another body within the window; past it, another body
+//   under the key is new events, never taken for the old ones by the loader).
 // - Else the content names it when every record carries a sender time: the
 //   same bytes again are a retry.
 // - Else records took the receive time, and so does the identity: equal bytes
@@ -15,10 +17,10 @@ export function contentHash(route: string, workspaceId: string, resourceId: stri
   return createHash('sha256').update(route).update(workspaceId).update(resourceId).update(body).digest('hex')
 }
 
-/** The base id (24 hex digits) of a request carrying an Idempotency-Key. */
-export function keyedBaseId(route: string, workspaceId: string, resourceId: string, key: string): string {
+/** The base id (24 hex digits) of a request carrying an Idempotency-Key: its key and its content (contentHash). */
+export function keyedBaseId(route: string, workspaceId: string, resourceId: string, key: string, content: string): string {
   return createHash('sha256').update('idempotency-key\0').update(route).update('\0').update(workspaceId)
-    .update('\0').update(resourceId).update('\0').update(key).digest('hex').slice(0, 24)
+    .update('\0').update(resourceId).update('\0').update(key).update('\0').update(content).digest('hex').slice(0, 24)
 }
 
 /** The base id of a request whose records took its receive time. */

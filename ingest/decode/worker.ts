@@ -43,7 +43,7 @@ export default function decode(task: DecodeTask): DecodeOutcome | object {
   // identity.ts: a retry publishes the same message ids, a repeat new ones.
   const content = contentHash(task.route, task.workspaceId, task.resourceId, bytes)
   const keyed = task.idempotencyKey !== ''
-  const baseId = keyed ? keyedBaseId(task.route, task.workspaceId, task.resourceId, task.idempotencyKey) : content.slice(0, 24)
+  const baseId = keyed ? keyedBaseId(task.route, task.workspaceId, task.resourceId, task.idempotencyKey, content) : content.slice(0, 24)
   const ctx: DecodeContext = {
     minTimeNs: task.minTimeNs,
     maxTimeNs: task.maxTimeNs,

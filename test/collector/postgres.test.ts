@@ -12,6 +12,7 @@ import {
   CollectorWatch, acceptObservations, createCheck, insertSource, parseConfig, recordContact, type CollectorObservation,
 } from '../../monitor/index.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'
+import { collectorSourceWithCheck } from '../helpers/collector-source.ts'
 
 t.test('several watches raise one offline incident per source', { skip: postgresAvailable() ? false : 'initdb not found (Debian package postgresql)' }, async (t) => {
   const server = await startTestPostgres()
@@ -70,15 +71,7 @@ t.test('pushes through several api processes: applied once, confirmed across the
   await migrate(db, PG_MIGRATIONS)
   const ws = (await createWorkspace(db, 'push')).id
   const rid = (await registerResource(db, ws, { external_id: 'dc', name: 'dc' })).resource.id
-  const tokenId = (await createToken(db, { workspaceId: ws, scopes: ['monitor:heartbeat'], resources: [rid], kind: 'collector' })).id
-  const s = await insertSource(db, { id: crypto.randomUUID(), workspaceId: ws, resourceId: rid, name: 'c', kind: 'collector', tokenId })
-  const source = { id: s.id, workspaceId: ws, resourceId: rid, name: 'c' }
-  const cfg = parseConfig('tcp', { host: '10.0.0.1', port: 5432, interval_seconds: 60 })
-  if (!cfg.ok) throw new Error('bad configuration')
-  const check = await createCheck(db, {
-    workspaceId: ws, resourceId: rid, name: 'db', kind: 'tcp', location: 'collector', config: cfg.config, credential: null,
-    sourceId: s.id, enabled: true, required: true, maintenanceUntil: null, runNow: false,
-  }, Date.now())
+  const { source, check } = await collectorSourceWithCheck(db, ws, rid)
   const api = [await openPostgres(server.url, 2), await openPostgres(server.url, 2)] as const
   t.teardown(() => Promise.all(api.map((p) => p.close())))
   let n = 0
@@ -106,7 +99,7 @@ t.test('pushes through several api processes: applied once, confirmed across the
   const [oldId, recentId] = [crypto.randomUUID(), crypto.randomUUID()]
   await db.query(
     `INSERT INTO monitor_collector_observations (id, source_id, check_id, outcome, received_at) VALUES
-       ($1, $3, $4, 'applied', now() - interval '49 hours'), ($2, $3, $4, 'applied', now() - interval '47 hours')`, [oldId, recentId, s.id, check.id])
+       ($1, $3, $4, 'applied', now() - interval '49 hours'), ($2, $3, $4, 'applied', now() - interval '47 hours')`, [oldId, recentId, source.id, check.id])
   await new CollectorWatch(db).step()
   const kept = await db.query<{ id: string }>('SELECT id FROM monitor_collector_observations WHERE id = ANY($1::uuid[])', [[oldId, recentId]])
   t.same(kept.rows.map((r) => r.id), [recentId])

@@ -130,3 +130,41 @@ t.test('legacy desktop events keep their per-resource id deduplication', async (
   const rows = await lk.waitRows(rid, 2, 30_000)
   t.same(rows.map((r) => r.event_id).sort(), ['evt-1', 'evt-2'])
 })
+
+t.test('one request mixing records with and without a sender time takes the receive time into its identity: sent twice, stored twice', async (t) => {
+  const rid = await lk.resource()
+  const stamp = new Date(Date.now() - 60_000).toISOString()
+  const body = { events: [{ message: 'stamped', timestamp: stamp }, { message: 'unstamped' }] }
+  const path = `/v1/workspaces/${lk.workspaceId}/resources/${rid}/logs`
+  t.equal((await lk.req('POST', path, body)).status, 200)
+  t.equal((await lk.req('POST', path, body)).status, 200)
+  const rows = await settled(json, rid, 4)
+  t.same(rows.map((r) => r.message).sort(), ['stamped', 'stamped', 'unstamped', 'unstamped'], 'two requests, four events')
+})
+
+t.test('OTLP observed_time_unix_nano alone is a sender time: the same bytes again are a retry', async (t) => {
+  const rid = await lk.resource()
+  const body = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'observed only' }, observedTimeUnixNano: STAMP() }] }] }] }
+  const path = `/v1/workspaces/${lk.workspaceId}/resources/${rid}/otlp/v1/logs`
+  t.equal((await lk.req('POST', path, body)).status, 200)
+  t.equal((await lk.req('POST', path, body)).status, 200)
+  t.same((await settled(otlpJson, rid, 1)).map((r) => r.message), ['observed only'], 'stored once')
+  // Control: without any time the same bytes are two events.
+  const bare = { resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'no time' } }] }] }] }
+  const rid2 = await lk.resource()
+  const path2 = `/v1/workspaces/${lk.workspaceId}/resources/${rid2}/otlp/v1/logs`
+  t.equal((await lk.req('POST', path2, bare)).status, 200)
+  t.equal((await lk.req('POST', path2, bare)).status, 200)
+  t.equal((await settled(otlpJson, rid2, 2)).length, 2, 'without a time: stored twice')
+})
+
+t.test('two concurrent requests with one key and different bodies: one 200, one 409, stored once', async (t) => {
+  for (let round = 0; round < 5; round++) {
+    const rid = await lk.resource()
+    const key = randomUUID()
+    const [a, b] = await Promise.all([json(rid, false, 'body A', { 'idempotency-key': key }), json(rid, false, 'body B', { 'idempotency-key': key })])
+    t.same([a.status, b.status].sort(), [200, 409], `round ${round}: one accepted, one refused`)
+    const winner = a.status === 200 ? 'body A' : 'body B'
+    t.same((await settled(json, rid, 1)).map((r) => r.message), [winner], `round ${round}: only the accepted body is stored`)
+  }
+})
