@@ -4,7 +4,7 @@
 // heap's top; a check whose previous probe is still running skips that round.
 import { randomUUID } from 'node:crypto'
 import {
-  DatabaseRunner, DEFAULT_CONCURRENCY, HttpsRunner, IcmpRunner, MinHeap, PROBE_REASONS, TcpRunner, phaseOf, systemClock,
+  COLLECTOR_KINDS, DEFAULT_CONCURRENCY, MinHeap, PROBE_REASONS, createRunners, phaseOf, systemClock,
   type Clock, type CollectorCheck, type CollectorObservation, type CredentialPolicy, type HeapItem, type Kind, type Outcome, type ProbeTarget, type Runner,
 } from '../monitor/index.ts'
 
@@ -27,16 +27,13 @@ export interface ScheduleOptions {
   onResult: (o: CollectorObservation) => void
 }
 
-/** The same runner implementations the monitor role uses (heartbeats are judged by the server, never here). */
-function collectorRunners(): Partial<Record<Kind, Runner>> {
-  const database = new DatabaseRunner()
-  return { https: new HttpsRunner(), tcp: new TcpRunner(), icmp: new IcmpRunner(), postgresql: database, mysql: database, mariadb: database, redis: database, mongodb: database }
-}
 
 export class ProbeSchedule {
   readonly #opts: ScheduleOptions
   readonly #clock: Clock
-  readonly #runners = collectorRunners()
+  // The monitor's own runners, for the kinds a collector may run (monitor/kinds.ts: not
+  // heartbeats, judged by the server, nor log checks, which read the server's log store).
+  readonly #runners: Partial<Record<Kind, Runner>> = createRunners(null, {}, COLLECTOR_KINDS)
   readonly #limit: Record<Kind, number>
   readonly #active = new Map<Kind, number>()
   readonly #waiting = new Map<Kind, Entry[]>()

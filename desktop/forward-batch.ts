@@ -1,4 +1,4 @@
-// A queued batch (stored rows in any of their formats, ingest/rows.ts) as the body of the cloud's JSON
+// A queued batch (stored rows in any of their formats, ingest/rows/rows.ts) as the body of the cloud's JSON
 // batch route: POST /v1/workspaces/{ws}/resources/{rid}/logs. Built the same
 // way every time, so a retried batch is the same body and the cloud's
 // content-hash deduplication recognises it.

@@ -43,7 +43,7 @@ interface Piece {
 }
 
 /**
- * Cuts stored rows (ingest/rows.ts) into pieces of at most maxEvents rows and
+ * Cuts stored rows (ingest/rows/rows.ts) into pieces of at most maxEvents rows and
  * (unless one row is larger) maxBytes: lines are cut at line ends; Native
  * blocks are read and their rows written again as one block per piece.
  */

@@ -1,8 +1,8 @@
 // Ingest as the API sees it: admit a request under the in-flight byte budget,
 // decode it in a worker, publish its rows durably, and report what was kept.
 import { createHash } from 'node:crypto'
-import type { Broker } from './broker.ts'
-import { KEY_CLAIMS, rowSubject } from './broker.ts'
+import type { Broker } from './broker/broker.ts'
+import { KEY_CLAIMS, rowSubject } from './broker/broker.ts'
 import { QueueFullError, type DecoderPool } from './pool.ts'
 import type { DecodeFailure, DecodeSuccess, DecodeTask, IngestRoute } from './decode/task.ts'
 import { DiskFullError, IdempotencyConflictError, IngestOverloadedError } from './errors.ts'
@@ -39,7 +39,7 @@ export interface IngestServiceOptions {
   diskGuard?: { readonly problem: string | null }
 }
 
-/** What one request added: its rows as stored-row bytes (ingest/rows.ts: JSONCompactEachRow, one per line). */
+/** What one request added: its rows as stored-row bytes (ingest/rows/rows.ts: JSONCompactEachRow, one per line). */
 export interface AcceptedBatch {
   workspaceId: string
   resourceId: string

@@ -53,8 +53,6 @@ const PEM = { type: 'string', minLength: 1, maxLength: 65536 } as const
 const TLS = { type: 'string', enum: ['disable', 'require', 'verify'], default: 'disable' } as const
 /** Reach the target through an SSH tunnel with the resource's registered key (location neura only; host and port as the SSH server sees them). */
 const SSH = { type: 'boolean' } as const
-/** The kinds that can run through an SSH tunnel. */
-export const SSH_KINDS: readonly Kind[] = ['https', 'tcp', 'postgresql', 'mysql', 'mariadb', 'redis']
 const TIMING = {
   interval_seconds: { type: 'integer', minimum: 1, maximum: LIMITS.intervalMax, default: DEFAULT_INTERVAL_SECONDS },
   timeout_seconds: { type: 'number', exclusiveMinimum: 0, maximum: LIMITS.timeoutMax },

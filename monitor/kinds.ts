@@ -29,19 +29,48 @@ export type Health = (typeof HEALTH)[keyof typeof HEALTH]
 export const OBSERVATIONS = { up: 'up', down: 'down', unknown: 'unknown', missing: 'missing' } as const
 export type Observation = (typeof OBSERVATIONS)[keyof typeof OBSERVATIONS]
 
-/** Default concurrent probes per kind in one process. */
-export const DEFAULT_CONCURRENCY: Readonly<Record<Kind, number>> = {
-  https: 256,
-  tcp: 256,
-  icmp: 16,
-  postgresql: 32,
-  mysql: 32,
-  mariadb: 32,
-  redis: 64,
-  mongodb: 32,
-  heartbeat: 64,
+/**
+ * What each kind is, declared once: the monitor's scheduler, the collector, the
+ * configuration check (SSH tunnels) and the location rule of the check routes
+ * all read this table. A new kind adds its row here, its runner (probes/index.ts),
+ * its configuration schema (config.ts) and its probe file.
+ */
+export interface KindSpec {
+  /** Concurrent probes per process. */
+  concurrency: number
+  /** Where it may run; the first is the default. */
+  locations: readonly Location[]
+  /** Why another location is refused (location heartbeat has its own message). */
+  refusal: string
+}
+
+const ANYWHERE: readonly Location[] = ['public', 'neura', 'collector']
+const PROBE = (concurrency: number): KindSpec => ({ concurrency, locations: ANYWHERE, refusal: '' })
+
+export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
+  https: PROBE(256),
+  tcp: PROBE(256),
+  icmp: PROBE(16),
+  postgresql: PROBE(32),
+  mysql: PROBE(32),
+  mariadb: PROBE(32),
+  redis: PROBE(64),
+  mongodb: PROBE(32),
+  heartbeat: { concurrency: 64, locations: ['heartbeat'], refusal: 'a heartbeat check has location heartbeat' },
   // Count queries on the log store: a few at a time keep it free for searches and ingest.
-  log: 8,
+  log: { concurrency: 8, locations: ['public', 'neura'], refusal: 'a log check reads this service\'s log store: a collector cannot run it (use public)' },
+}
+
+/** Default concurrent probes per kind in one process. */
+export const DEFAULT_CONCURRENCY: Readonly<Record<Kind, number>> =
+  Object.fromEntries(ALL_KINDS.map((k) => [k, KIND_SPECS[k].concurrency])) as Record<Kind, number>
+/** The kinds a collector runs. */
+export const COLLECTOR_KINDS: readonly Kind[] = ALL_KINDS.filter((k) => KIND_SPECS[k].locations.includes('collector'))
+
+/** Why a kind may not run at a location, or null when it may. */
+export function locationRefusal(kind: Kind, location: Location): string | null {
+  if (KIND_SPECS[kind].locations.includes(location)) return null
+  return location === 'heartbeat' ? 'location heartbeat is only for heartbeat checks' : KIND_SPECS[kind].refusal
 }
 
 export const DEFAULT_INTERVAL_SECONDS = 120
@@ -54,5 +83,5 @@ export function isKind(s: string): s is Kind {
 }
 
 export function defaultLocation(kind: Kind): Location {
-  return kind === 'heartbeat' ? 'heartbeat' : 'public'
+  return KIND_SPECS[kind].locations[0] ?? 'public'
 }

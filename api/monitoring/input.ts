@@ -2,7 +2,7 @@
 // with the checks a schema cannot express (per-kind configuration, credential
 // references, location rules, source ids) reported at their place in the body.
 import { parseTextQuery, TextSyntaxError } from '../../query/index.ts'
-import { ALL_LOCATIONS, defaultLocation, parseConfig, parseCredentialRef, sourceOnResource, type CheckConfig, type CheckPatch, type CheckRow, type ConfigIssue, type CredentialRef, type Kind, type Location, type NewCheck } from '../../monitor/index.ts'
+import { ALL_LOCATIONS, defaultLocation, locationRefusal, parseConfig, parseCredentialRef, sourceOnResource, type CheckConfig, type CheckPatch, type CheckRow, type ConfigIssue, type CredentialRef, type Kind, type Location, type NewCheck } from '../../monitor/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
 import { detail, toDetails, type DetailItem } from '../../core/index.ts'
@@ -77,14 +77,8 @@ export class Problems {
       this.add(detail(this.#places.location, `location must be one of ${ALL_LOCATIONS.join(', ')}`, 'enum', loc))
       return defaultLocation(kind)
     }
-    if ((kind === 'heartbeat') !== (loc === 'heartbeat')) {
-      this.add(detail(this.#places.location, kind === 'heartbeat'
-        ? 'a heartbeat check has location heartbeat'
-        : 'location heartbeat is only for heartbeat checks', 'value_error', loc))
-    }
-    if (loc === 'collector' && kind === 'log') {
-      this.add(detail(this.#places.location, 'a log check reads this service\'s log store: a collector cannot run it (use public)', 'value_error', loc))
-    }
+    const refused = locationRefusal(kind, loc)
+    if (refused !== null) this.add(detail(this.#places.location, refused, 'value_error', loc))
     return loc
   }
 

@@ -74,7 +74,7 @@ const loaderStats = () => {
   return { batches: s?.batches ?? 0, rows: s?.rows ?? 0, insertMs: s?.insertMs ?? 0 }
 }
 // Warm-up, not measured: one request to another resource, stored. The embedded engine starts at
-// the first log operation (ingest/embedded-store.ts: about 1 s here, with its migration) and the
+// the first log operation (ingest/store/embedded-store.ts: about 1 s here, with its migration) and the
 // decoder pool keeps no worker while idle; neither is the pipeline's rate, and the raw baseline
 // below runs on a started engine.
 const warmRid = (await registerResource(lookout.db, ws, { external_id: 'bench-warmup', name: 'bench-warmup' })).resource.id

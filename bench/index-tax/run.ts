@@ -30,7 +30,7 @@ const perInsert = Math.max(1, Math.round(PER_INSERT / DEFAULT_SHAPE.records))
 const inserts: Buffer[] = []
 for (let i = 0; i < requests.length; i += perInsert) inserts.push(Buffer.concat(requests.slice(i, i + perInsert)))
 
-// The loader's lookups (ingest/stored.ts), run on each table after its merges:
+// The loader's lookups (ingest/store/stored.ts), run on each table after its merges:
 // a redelivery of the last 30 messages (batch ids, bounded by their receive
 // times), and legacy batches of 20 and of 1000 new event ids (per resource,
 // whole retention). A bloom filter is only consulted for small IN lists.
@@ -57,7 +57,7 @@ type Lookup = keyof typeof LOOKUPS
 
 const PRODUCT_INDEXES = ['idx_message', 'idx_attr_values', 'idx_trace_id', 'idx_event_id'] as const
 const ALL_INDEXES = [...PRODUCT_INDEXES, 'idx_batch_id', 'idx_received_at', 'idx_severity'] as const
-/** Dropped by migration 3 (ingest/schema.ts); added back to measure the table as it was. */
+/** Dropped by migration 3 (ingest/store/schema.ts); added back to measure the table as it was. */
 const BATCH_ID_FILTER = 'INDEX idx_batch_id batch_id TYPE bloom_filter(0.01) GRANULARITY 1'
 interface Variant { name: string; drop: readonly string[]; add?: string }
 const variants: Variant[] = [

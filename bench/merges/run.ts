@@ -39,7 +39,7 @@ interface Variant { name: string; settings: string; columns?: string; insertSett
 // Each variant sets both settings: a table made AS the product's copies its settings (migration 5's).
 const HEURISTIC = 'merge_selector_enable_heuristic_to_lower_max_parts_to_merge_at_once'
 const PRODUCT = `${MERGE_SETTINGS}, ${HEURISTIC} = 1`
-/** The text columns the product compresses with ZSTD(1) (ingest/schema.ts), and the times it stores as Delta + ZSTD(1). */
+/** The text columns the product compresses with ZSTD(1) (ingest/store/schema.ts), and the times it stores as Delta + ZSTD(1). */
 const TEXT_COLUMNS = ['message String', 'attributes Map(LowCardinality(String), String)', 'resource_attributes Map(LowCardinality(String), String)',
   'batch_id String', 'event_id String', 'trace_id String', 'span_id String']
 const TIME_COLUMNS = ['timestamp DateTime64(9)', 'observed_timestamp DateTime64(9)', 'received_at DateTime64(9)']

@@ -1,6 +1,6 @@
 // What every decoder gets besides the bytes: the accepted time window and the
 // reusable per-record scratch fields.
-import type { RowFields } from '../rows.ts'
+import type { RowFields } from '../rows/rows.ts'
 
 export interface DecodeContext {
   /** Records with an event time before this (ns since epoch) are rejected. */

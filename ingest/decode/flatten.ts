@@ -1,5 +1,5 @@
 // Flattens a free-form JSON attributes object into dotted string keys.
-import type { RowFields } from '../rows.ts'
+import type { RowFields } from '../rows/rows.ts'
 
 export const MAX_ATTRIBUTE_DEPTH = 32
 

@@ -4,7 +4,7 @@ import { createAjv } from '../../core/index.ts'
 import { flattenInto } from './flatten.ts'
 import { issue, toIssues, type Issue } from '../../core/index.ts'
 import type { DecodeContext } from './context.ts'
-import { resetRowFields, type RowWriter } from '../rows.ts'
+import { resetRowFields, type RowWriter } from '../rows/rows.ts'
 import { severityNumberFromText } from '../severity.ts'
 import { parseIsoTime } from '../../core/index.ts'
 

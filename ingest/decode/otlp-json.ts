@@ -1,7 +1,7 @@
 // OTLP/HTTP JSON ExportLogsServiceRequest decoder (protobuf JSON mapping, with
 // OTLP's hex trace/span ids). Field names are lowerCamelCase; the proto's
 // snake_case names are accepted too. null stands for an absent field.
-import { resetRowFields, type RowWriter } from '../rows.ts'
+import { resetRowFields, type RowWriter } from '../rows/rows.ts'
 import type { DecodeContext, OtlpDecodeResult } from './context.ts'
 import { MAX_ANY_DEPTH, RecordSink, addAttr, childKey, doubleJson, malformed, tooDeep } from './otlp-map.ts'
 

@@ -1,7 +1,7 @@
 // Mapping shared by the OTLP decoders (protobuf and JSON): attribute rows,
 // number and id encodings, and the per-record accept/reject decision.
 import { MalformedPayloadError } from '../errors.ts'
-import { type RowFields, type RowWriter, encodeStringMap } from '../rows.ts'
+import { type RowFields, type RowWriter, encodeStringMap } from '../rows/rows.ts'
 import { severityNameOf, severityNumberFromText } from '../severity.ts'
 import type { DecodeContext, OtlpDecodeResult } from './context.ts'
 

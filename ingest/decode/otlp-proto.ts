@@ -3,7 +3,7 @@
 // Field order is free in protobuf, so where children need a sibling field
 // (resource, scope, KeyValue.key, the AnyValue oneof) that level is scanned
 // first; skipping a length-delimited field is O(1), so this stays linear.
-import { type RowWriter, resetRowFields } from '../rows.ts'
+import { type RowWriter, resetRowFields } from '../rows/rows.ts'
 import type { DecodeContext, OtlpDecodeResult } from './context.ts'
 import {
   MAX_ANY_DEPTH, RecordSink, addAttr, childKey, doubleJson, int64Decimal, int64Json,

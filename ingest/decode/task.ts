@@ -1,5 +1,5 @@
 // The message between the API thread and a decoder worker.
-import type { ChunkSpan } from '../rows.ts'
+import type { ChunkSpan } from '../rows/rows.ts'
 import type { Issue } from '../../core/index.ts'
 
 export const INGEST_ROUTES = { json: 'json', otlp: 'otlp', legacy: 'legacy' } as const

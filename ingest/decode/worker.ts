@@ -10,7 +10,7 @@ import { issue } from '../../core/index.ts'
 import { contentHash, keyedBaseId, receivedBaseId } from './identity.ts'
 import type { DecodeContext } from './context.ts'
 import type { DecodeFailure, DecodeOutcome, DecodeSuccess, DecodeTask } from './task.ts'
-import { newRowFields, RowWriter, type PackedRows } from '../rows.ts'
+import { newRowFields, RowWriter, type PackedRows } from '../rows/rows.ts'
 import { LIMITS } from './schemas.ts'
 
 const fields = newRowFields()

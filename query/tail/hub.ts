@@ -16,7 +16,7 @@ export const TAIL_DEFAULTS = { maxBytes: 32 * 1024 * 1024, maxAgeMs: 5 * 60_000,
 export interface TailHubOptions {
   /** The connection to listen on (TailHubs gives its own, never the publish connection). */
   connection: () => NatsConnection
-  /** Subjects carrying stored-row messages (ingest/rows.ts). */
+  /** Subjects carrying stored-row messages (ingest/rows/rows.ts). */
   subjects: readonly string[]
   /** Raw message bytes kept for resuming and for slow readers; default 32 MiB. */
   maxBytes?: number

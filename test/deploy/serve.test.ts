@@ -52,7 +52,7 @@ t.test('the CLI works without a server (direct) and with one (owner socket)', as
     if (child.exitCode === null) child.kill('SIGKILL')
   })
   t.ok(existsSync(join(dataDir, 'admin.sock')), 'the owner socket exists')
-  // No logs yet: the log engine is not loaded (ingest/embedded-store.ts), and the server is ready all the same.
+  // No logs yet: the log engine is not loaded (ingest/store/embedded-store.ts), and the server is ready all the same.
   const chdbMapped = () => readFileSync(`/proc/${child.pid}/maps`, 'utf8').includes('libchdb')
   t.notOk(chdbMapped(), 'libchdb is not mapped while there are no logs')
   t.equal((await fetch(`${url}/v1/ready`)).status, 200, 'ready without the log engine')

@@ -20,7 +20,7 @@ import { Session } from 'chdb'
 import {
   Broker, DecoderPool, IngestService, migrateLogStore, openLogStore, type LogStore, type QueryParams, type QueryResult, type RowBody, type RowFormat,
 } from '../../ingest/index.ts'
-import { knownEventIds, storedBatchRows, storedEventIds } from '../../ingest/stored.ts'
+import { knownEventIds, storedBatchRows, storedEventIds } from '../../ingest/store/stored.ts'
 import { ManagedNats } from '../../deploy/index.ts'
 import { renderClusterSchema } from '../../deploy/clickhouse/render-schema.ts'
 import { Ledger, formatReport } from './lib/ledger.ts'
@@ -174,7 +174,7 @@ t.test('a loader dies between the parts of its insert; the redelivered batch loa
   }
   const rep = await ledger.settle(store, rid)
   t.comment(formatReport('cluster layout, loader killed mid-insert', rep))
-  // At least: a copy handed out twice (ingest/recent-ids.ts) is skipped too; the ledger is the guarantee.
+  // At least: a copy handed out twice (ingest/loader/recent-ids.ts) is skipped too; the ledger is the guarantee.
   t.ok(b.loader.stats.duplicatesSkipped >= wrote, `the survivor skipped the ${wrote} rows the dead loader had stored`)
   t.equal(rep.lost, 0, 'lost')
   t.equal(rep.duplicated, 0, 'duplicated')

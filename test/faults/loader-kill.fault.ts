@@ -67,7 +67,7 @@ t.test('two loaders under steady ingestion, one dies between the parts of its in
     }
   }
   t.same(sender.stats.fatal, [], 'no request refused for good, and no 500')
-  // At least: a copy handed out twice (ingest/recent-ids.ts) is skipped too.
+  // At least: a copy handed out twice (ingest/loader/recent-ids.ts) is skipped too.
   t.ok(wrote !== null && wrote > 0 && b.loader.stats.duplicatesSkipped >= wrote, 'the survivor skipped the rows the dead loader had stored')
   t.ok(ledger.ackedIn('during') > 0, 'ingestion was acknowledged while a loader was dead')
   t.equal(rep.acknowledged, rep.sent, 'every request acknowledged in the end')

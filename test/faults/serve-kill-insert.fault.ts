@@ -11,7 +11,7 @@
 // with the server, as a power cut would leave them (less the page cache): with
 // nats-server 2.10 (fetched by bootstrap.sh) and its fsync per write, every
 // acknowledged event is stored exactly once there too (README, "Durability").
-// Each start's consumer reset (ingest/consumer-books.ts) is printed: what the
+// Each start's consumer reset (ingest/broker/consumer-books.ts) is printed: what the
 // books of the previous life held; on 2.10 none may find acknowledged messages
 // left in the work queue, which 2.9.10 kept after kills.
 // Events carry a sender timestamp: a retry is then the same event whatever the
@@ -81,7 +81,7 @@ async function scenario(t: Test, group: boolean): Promise<void> {
     eventsPerBatch: 100, intervalMs: 50, maxRetryDelayMs: 500, extra: () => ({ timestamp: new Date().toISOString() }),
   })
   const t0 = Date.now()
-  // Each start's consumer reset: what the books of the previous life held (ingest/consumer-books.ts).
+  // Each start's consumer reset: what the books of the previous life held (ingest/broker/consumer-books.ts).
   const resets: string[] = []
   let stranded = 0
   const onLog = (start: string) => (line: string) => {
@@ -161,7 +161,7 @@ async function scenario(t: Test, group: boolean): Promise<void> {
   // nats-server 2.9.10 restarted after a kill can keep stored, acknowledged and removed
   // messages "unacknowledged" for good, and stream messages the consumer counts as
   // acknowledged (one run in five here before the broker reset such books at start:
-  // ingest/consumer-books.ts). Below, a count with no loader running proves the last run
+  // ingest/broker/consumer-books.ts). Below, a count with no loader running proves the last run
   // loaded everything.
   t.same(backlog, [0, 0], 'the last run loaded the whole backlog (consumer: nothing pending, nothing unacknowledged)')
   t.equal(streamHeld, 0, 'the stream holds nothing more: no message stranded by the kills')

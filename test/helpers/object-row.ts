@@ -1,5 +1,5 @@
 // One stored row in the objects layout, the row format before the compact one
-// (ingest/rows.ts): what a backlog written by an older version holds.
+// (ingest/rows/rows.ts): what a backlog written by an older version holds.
 export interface ObjectRowFields {
   workspaceId: string
   resourceId: string

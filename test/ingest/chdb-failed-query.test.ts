@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openLogStore } from '../../ingest/index.ts'
-import { lastJsonDocument } from '../../ingest/chdb-store.ts'
+import { lastJsonDocument } from '../../ingest/store/chdb-store.ts'
 
 const FAILS_MIDWAY = 'SELECT throwIf(number > 100000) AS x FROM numbers(1000000)'
 const FAILS_AT_ONCE = 'SELECT throwIf(number = 0) AS x FROM numbers(10)'

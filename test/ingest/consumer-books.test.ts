@@ -1,4 +1,4 @@
-// The loader consumer's books after a previous life (ingest/consumer-books.ts): a
+// The loader consumer's books after a previous life (ingest/broker/consumer-books.ts): a
 // broker that is the only client of the managed nats-server it just started
 // recreates the consumer when it remembers deliveries or the stream holds messages it
 // would never deliver; a broker on someone else's servers leaves the books alone.
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { jetstream, type ConsumerInfo, type StreamInfo } from '@nats-io/jetstream'
 import { Broker, Loader } from '../../ingest/index.ts'
-import { leftBooks } from '../../ingest/consumer-books.ts'
+import { leftBooks } from '../../ingest/broker/consumer-books.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 t.test('messages delivered to a client of an earlier server are handed out again at once, and stored once', async (t) => {

@@ -7,7 +7,7 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Loader, SUBJECTS, HEADER_ROWS, rowSubject } from '../../ingest/index.ts'
-import { RecentIds } from '../../ingest/recent-ids.ts'
+import { RecentIds } from '../../ingest/loader/recent-ids.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const WINDOW_MS = 1000

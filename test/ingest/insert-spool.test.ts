@@ -1,5 +1,5 @@
 // The embedded store hands rows to the engine through a file in its data
-// directory (ingest/insert-spool.ts): every row arrives, the deduplication token
+// directory (ingest/store/insert-spool.ts): every row arrives, the deduplication token
 // still holds, a bad body is still a data error, no file outlives its insert or
 // a crash, and a data directory the engine would read as a pattern puts its
 // spool in the temporary folder. On a real embedded engine.
@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROW_FORMATS, migrateLogStore, openLogStore, type LogStore } from '../../ingest/index.ts'
-import { RowWriter, newRowFields } from '../../ingest/rows.ts'
-import { isDataError } from '../../ingest/store-errors.ts'
-import { InsertSpool } from '../../ingest/insert-spool.ts'
+import { RowWriter, newRowFields } from '../../ingest/rows/rows.ts'
+import { isDataError } from '../../ingest/store/store-errors.ts'
+import { InsertSpool } from '../../ingest/store/insert-spool.ts'
 import { objectRowLine } from '../helpers/object-row.ts'
 
 const WS = '11111111-1111-4111-8111-111111111111'

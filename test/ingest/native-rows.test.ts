@@ -1,4 +1,4 @@
-// Native blocks (ingest/native-rows.ts, ingest/row-writer.ts): the decoders'
+// Native blocks (ingest/rows/native-rows.ts, ingest/rows/row-writer.ts): the decoders'
 // writer, the writer from row objects (encodeRows) and the engine's own Native
 // output are the same bytes for the same rows; the reader reads every value
 // back exactly. On a real embedded engine.
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LOG_COLUMNS, ROW_FORMATS, countStoredRows, encodeRows, migrateLogStore, openLogStore, readStoredRows, storedRowHead, type StoredRow } from '../../ingest/index.ts'
-import { RowWriter, newRowFields } from '../../ingest/rows.ts'
-import { NativeSink } from '../../ingest/native-bytes.ts'
+import { RowWriter, newRowFields } from '../../ingest/rows/rows.ts'
+import { NativeSink } from '../../ingest/rows/native-bytes.ts'
 
 const WS = '11111111-1111-4111-8111-111111111111'
 const RID = '22222222-2222-4222-8222-222222222222'

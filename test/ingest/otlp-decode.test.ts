@@ -8,7 +8,7 @@ import { JsonLogsSerializer, ProtobufLogsSerializer } from '@opentelemetry/otlp-
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import { MalformedPayloadError } from '../../ingest/errors.ts'
-import { RowWriter, encodeStringMap, newRowFields, readStoredRows } from '../../ingest/rows.ts'
+import { RowWriter, encodeStringMap, newRowFields, readStoredRows } from '../../ingest/rows/rows.ts'
 import { severityNameOf, severityNumberFromText } from '../../ingest/severity.ts'
 import type { DecodeContext, OtlpDecodeResult } from '../../ingest/decode/context.ts'
 import { decodeOtlpProtobuf } from '../../ingest/decode/otlp-proto.ts'

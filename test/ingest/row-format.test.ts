@@ -1,4 +1,4 @@
-// The stored row format (ingest/rows.ts): decoders write Native blocks, one per
+// The stored row format (ingest/rows/rows.ts): decoders write Native blocks, one per
 // broker message, every column in table order; lines of the two earlier formats
 // (JSONCompactEachRow, as the previous version's writer wrote them, and
 // JSONEachRow) read the same, and messages of those formats still in the stream
@@ -6,7 +6,7 @@
 // format on its own), and tailed.
 import t from 'tap'
 import { LOG_COLUMNS, ROW_FORMATS, SUBJECTS, parseStoredRow, readStoredRows, rowFormatOf, rowSubject, storedRowHead } from '../../ingest/index.ts'
-import { RowWriter, newRowFields, type RowFields } from '../../ingest/rows.ts'
+import { RowWriter, newRowFields, type RowFields } from '../../ingest/rows/rows.ts'
 import { PreviousRowWriter } from './fixtures/previous-row-writer.ts'
 import { objectRowLine } from '../helpers/object-row.ts'
 import { startTestLookout } from '../helpers/lookout.ts'

@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LOG_COLUMNS, ROW_COLUMNS, ROW_FORMATS, migrateLogStore, openLogStore, readStoredRows, storedRowHead, type LogStore, type StoredRow } from '../../ingest/index.ts'
-import { RowWriter, newRowFields } from '../../ingest/rows.ts'
+import { RowWriter, newRowFields } from '../../ingest/rows/rows.ts'
 import { LogSearch, type LogFilter } from '../../query/index.ts'
 import { eventRowOf, toEvent, type EventRow, type LogEvent } from '../../query/event.ts'
 import { receivedQuery } from '../../query/sql.ts'
 
 // The columns of the logs table as written out by hand before the row model
-// (ingest/schema.ts, migration 1): data directories hold this table.
+// (ingest/store/schema.ts, migration 1): data directories hold this table.
 const OLD_COLUMNS = `
   workspace_id UUID,
   resource_id UUID,

@@ -1,6 +1,6 @@
 // With CLICKHOUSE_URL the loader's bytes go to a ClickHouse server over HTTP as
 // they are: `INSERT INTO … (columns) FORMAT Native` with the blocks as the body
-// (ingest/store.ts, ServerStore). No ClickHouse server runs here (Debian's is
+// (ingest/store/store.ts, ServerStore). No ClickHouse server runs here (Debian's is
 // 18.16, without DateTime64 or Map), so a loopback HTTP endpoint stands in for
 // its interface: it takes the request as a server would (the statement in the
 // `query` parameter, the settings beside it, the rows as the body) and runs the
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROW_FORMATS, migrateLogStore, openLogStore, readStoredRows } from '../../ingest/index.ts'
-import { RowWriter, newRowFields } from '../../ingest/rows.ts'
+import { RowWriter, newRowFields } from '../../ingest/rows/rows.ts'
 import { PreviousRowWriter } from './fixtures/previous-row-writer.ts'
 
 const WS = '11111111-1111-4111-8111-111111111111'

@@ -34,7 +34,7 @@ export async function sameBatchRedelivered(t: Test, lk: TestLookout, mode: Death
   await waitBacklog(lk, 0) // redelivered after the ack wait, loaded and acknowledged
   const rep = await ledger.settle(lk.lookout.store, rid, 40_000)
   t.comment(formatReport(`loader killed ${mode}, the same batch redelivered`, rep))
-  // At least: nats-server 2.9 may hand a redelivered message out twice (ingest/recent-ids.ts),
+  // At least: nats-server 2.9 may hand a redelivered message out twice (ingest/loader/recent-ids.ts),
   // and the survivor then receives and skips that copy too. The ledger below is the guarantee.
   t.ok(b.loader.stats.messages >= 20, 'the survivor received the whole redelivered batch')
   t.ok(wrote !== null && b.loader.stats.duplicatesSkipped >= wrote, 'and skipped the rows the dead loader had stored')

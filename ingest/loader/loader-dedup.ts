@@ -1,12 +1,12 @@
 // The loader's redelivery checks: which messages of a batch may be stored
 // already, and the lookups in ClickHouse that leave their stored rows out.
 import type { JsMsg } from '@nats-io/jetstream'
-import { isLegacySubject } from './broker.ts'
-import { readStoredRows, storedRowHead } from './rows-read.ts'
-import { encodeRows } from './native-rows.ts'
-import type { StoredRow } from './row-model.ts'
-import type { LogStore } from './store.ts'
-import { knownEventIds, storedBatchRows, storedEventIds, type ReceivedRange } from './stored.ts'
+import { isLegacySubject } from '../broker/broker.ts'
+import { readStoredRows, storedRowHead } from '../rows/rows-read.ts'
+import { encodeRows } from '../rows/native-rows.ts'
+import type { StoredRow } from '../row-model.ts'
+import type { LogStore } from '../store/store.ts'
+import { knownEventIds, storedBatchRows, storedEventIds, type ReceivedRange } from '../store/stored.ts'
 import { RecentIds } from './recent-ids.ts'
 import { msgIdOf, rowsOf } from './loader-messages.ts'
 

@@ -7,10 +7,10 @@ import {
 } from '@nats-io/jetstream'
 import { headers, type MsgHdrs } from '@nats-io/transport-node'
 import pRetry from 'p-retry'
-import { BrokerUnavailableError, IngestOverloadedError } from './errors.ts'
+import { BrokerUnavailableError, IngestOverloadedError } from '../errors.ts'
 import { resetLeftBooks, type ConsumerReset } from './consumer-books.ts'
-import { InvalidOptionError } from '../core/index.ts'
-import type { BrokerObserver } from './observer.ts'
+import { InvalidOptionError } from '../../core/index.ts'
+import type { BrokerObserver } from '../observer.ts'
 
 export const SUBJECTS = {
   rows: 'lookout.logs.rows',

@@ -8,9 +8,9 @@
 // engine that holds nothing), size caps have nothing to cap, and migrations are kept
 // and run first thing when it starts.
 import { readdirSync } from 'node:fs'
-import type { RowFormat } from './rows-read.ts'
-import type { RowBody } from './row-body.ts'
-import type { LogStore, QueryParams, QueryResult } from './store.ts'
+import type { RowFormat } from '../rows/rows-read.ts'
+import type { RowBody } from '../rows/row-body.ts'
+import type { LogStore, QueryParams, QueryResult } from './store-port.ts'
 
 type Preparation = (store: LogStore) => Promise<unknown>
 

@@ -4,14 +4,14 @@
 import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { JsMsg } from '@nats-io/jetstream'
-import type { Broker } from './broker.ts'
-import { countStoredRows, rowFormatOf, type RowFormat } from './rows-read.ts'
-import type { LogStore } from './store.ts'
-import { rowBodyBytes, rowBodyPieces, type RowBody } from './row-body.ts'
-import { isDataError } from './store-errors.ts'
+import type { Broker } from '../broker/broker.ts'
+import { countStoredRows, rowFormatOf, type RowFormat } from '../rows/rows-read.ts'
+import type { LogStore } from '../store/store.ts'
+import { rowBodyBytes, rowBodyPieces, type RowBody } from '../rows/row-body.ts'
+import { isDataError } from '../store/store-errors.ts'
 import { msgIdOf, rowsOf, trimmed } from './loader-messages.ts'
-import type { LoaderStats } from './loader.ts'
-import type { LoaderObserver } from './observer.ts'
+import type { LoaderStats } from './loader-stats.ts'
+import type { LoaderObserver } from '../observer.ts'
 
 export interface InserterDeps {
   broker: Broker

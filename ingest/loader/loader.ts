@@ -4,13 +4,14 @@
 // acknowledges only after the insert.
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
 import type { NatsConnection } from '@nats-io/transport-node'
-import { ACK_WAIT_MS, DEFAULT_DUPLICATE_WINDOW_MS, type Broker } from './broker.ts'
-import type { LogStore } from './store.ts'
-import { InvalidOptionError, positiveNumber } from '../core/index.ts'
-import type { LoaderObserver } from './observer.ts'
+import { ACK_WAIT_MS, DEFAULT_DUPLICATE_WINDOW_MS, type Broker } from '../broker/broker.ts'
+import type { LogStore } from '../store/store.ts'
+import { InvalidOptionError, positiveNumber } from '../../core/index.ts'
+import type { LoaderObserver } from '../observer.ts'
 import { collectBatch } from './loader-pull.ts'
 import { RedeliveryChecks } from './loader-dedup.ts'
 import { Inserter } from './loader-insert.ts'
+import type { LoaderStats } from './loader-stats.ts'
 
 /** The loader's defaults; deploy/config.ts reads them for its LOOKOUT_LOADER_* variables. */
 export const LOADER_DEFAULTS = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, flushMs: 1_000, minRows: 20_000, maxRetryDelayMs: 30_000 } as const
@@ -44,19 +45,7 @@ export interface LoaderOptions {
   observer?: LoaderObserver
 }
 
-export interface LoaderStats {
-  batches: number
-  rows: number
-  messages: number
-  duplicatesSkipped: number
-  deadLettered: number
-  insertErrors: number
-  lastInsertMs: number
-  /** Milliseconds spent in inserts, in all. */
-  insertMs: number
-  lastBatchRows: number
-  fetchErrors: number
-}
+export type { LoaderStats } from './loader-stats.ts'
 
 export class Loader {
   readonly #maxRows: number

@@ -3,7 +3,7 @@
 // versions still read and loaded, so a backlog or a queue written before an
 // upgrade survives it: JSONCompactEachRow (one JSON array per line, in the
 // payload order of the row model) and JSONEachRow (one object per line).
-import { PAYLOAD_COLUMNS, columnOf, readValue, type LogColumnName, type StoredRow } from './row-model.ts'
+import { PAYLOAD_COLUMNS, columnOf, readValue, type LogColumnName, type StoredRow } from '../row-model.ts'
 import { countNativeRows, nativeRowHead, readNativeRows } from './native-rows.ts'
 
 /** The stored row formats: the one written, and the two still read. */

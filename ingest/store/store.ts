@@ -2,45 +2,16 @@
 // One SQL dialect for both; only how bytes reach the engine differs.
 import { Readable } from 'node:stream'
 import { createClient } from '@clickhouse/client'
-import { InvalidOptionError } from '../core/index.ts'
-import { ROW_FORMATS, type RowFormat } from './rows-read.ts'
+import { InvalidOptionError } from '../../core/index.ts'
+import { ROW_FORMATS, type RowFormat } from '../rows/rows-read.ts'
 import { engineArgs, type EngineMemoryOptions } from './engine-settings.ts'
 import { ClientStore, columnList } from './client-store.ts'
 import { EmbeddedStore } from './embedded-store.ts'
-import { rowBodyPieces, type RowBody } from './row-body.ts'
+import { rowBodyPieces, type RowBody } from '../rows/row-body.ts'
 export { CLUSTER_INSERT_SETTINGS } from './client-store.ts'
 
-export type QueryParams = Record<string, unknown>
-
-export interface LogStore {
-  readonly embedded: boolean
-  readonly database: string
-  /** Runs a statement that returns no rows. */
-  command(sql: string, params?: QueryParams): Promise<void>
-  /** Runs a query and returns its JSONEachRow rows, with the engine's read statistics. */
-  query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
-  /**
-   * Inserts stored rows into a table: Native blocks (rows.ts, every column in table
-   * order), or lines of the earlier formats (JSONCompactEachRow in ROW_COLUMNS order,
-   * JSONEachRow objects); a repeated token is a no-op. Default format: JSONEachRow.
-   */
-  insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void>
-  /**
-   * Cluster name in the cluster layout (ReplicatedMergeTree `logs_local` on each
-   * shard + Distributed `logs`), else null. A wrapper must pass it on: inserts
-   * and the loader's checks (stored.ts) depend on it.
-   */
-  readonly cluster: string | null
-  ping(): Promise<boolean>
-  close(): Promise<void>
-}
-
-export interface QueryResult<T> {
-  rows: T[]
-  rowsRead: number
-  bytesRead: number
-  elapsedMs: number
-}
+export type { LogStore, QueryParams, QueryResult } from './store-port.ts'
+import type { LogStore } from './store-port.ts'
 
 export interface LogStoreOptions {
   /** A ClickHouse server URL (http://user:pass@host:8123); absent means embedded chdb. */

@@ -1,7 +1,7 @@
 // What the loader reads off a row message: its row count, its id, whether rows were left out.
 import type { JsMsg } from '@nats-io/jetstream'
-import { HEADER_ROWS } from './broker.ts'
-import { countStoredRows } from './rows-read.ts'
+import { HEADER_ROWS } from '../broker/broker.ts'
+import { countStoredRows } from '../rows/rows-read.ts'
 
 export function rowsOf(m: JsMsg): number {
   return Number(m.headers?.get(HEADER_ROWS) ?? 0) || countStoredRows(m.data)

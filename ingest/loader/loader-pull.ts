@@ -1,7 +1,7 @@
 // The loader's pull: gathers one batch of row messages from the durable
 // consumer, bounded by rows, bytes and the age of its oldest message.
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
-import type { LoaderStats } from './loader.ts'
+import type { LoaderStats } from './loader-stats.ts'
 import { rowsOf } from './loader-messages.ts'
 
 const MIN_FETCH_BYTES = 9 * 1024 * 1024

@@ -8,7 +8,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { rowBodyPieces, type RowBody } from './row-body.ts'
+import { rowBodyPieces, type RowBody } from '../rows/row-body.ts'
 
 /** The engine reads these as glob patterns in a file() path (`*`, `?`, `{a,b}`, `{1..9}`). */
 const GLOB = /[*?{}]/

@@ -3,7 +3,7 @@
 // primary-index caches, 90 % of RAM as the memory ceiling); in a process that
 // also serves HTTP, decodes and runs PostgreSQL, a filled cache is memory the
 // rest never gets back. The engine reads these at start only (connection args).
-import { InvalidOptionError } from '../core/index.ts'
+import { InvalidOptionError } from '../../core/index.ts'
 
 const MiB = 1024 * 1024
 

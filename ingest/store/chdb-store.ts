@@ -6,10 +6,10 @@ import { Session } from 'chdb'
 import { join } from 'node:path'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { ROW_FORMATS, type RowFormat } from './rows-read.ts'
+import { ROW_FORMATS, type RowFormat } from '../rows/rows-read.ts'
 import { ClientStore, columnList } from './client-store.ts'
 import { InsertSpool, sqlString } from './insert-spool.ts'
-import type { RowBody } from './row-body.ts'
+import type { RowBody } from '../rows/row-body.ts'
 import type { QueryParams, QueryResult } from './store.ts'
 
 /** The spool's folder in the engine's data directory. */

@@ -9,7 +9,7 @@
 // forwarder, the loader's checks). test/ingest/native-rows.test.ts holds the
 // two writers and the engine's own Native output together.
 import { NativeCursor, NativeSink, uuidBytes } from './native-bytes.ts'
-import { LOG_COLUMNS, PAYLOAD_COLUMNS, readValue, type LogColumnName, type RowValueKind, type StoredRow } from './row-model.ts'
+import { LOG_COLUMNS, PAYLOAD_COLUMNS, readValue, type LogColumnName, type RowValueKind, type StoredRow } from '../row-model.ts'
 
 /** The wire types of the row model's columns. */
 export const NATIVE_TYPES = {

@@ -1,6 +1,6 @@
 // ClickHouse schema of the log store, created and changed by versioned,
 // idempotent migrations recorded in a table of their own.
-import { COLUMN_DDL } from './row-model.ts'
+import { COLUMN_DDL } from '../row-model.ts'
 import type { LogStore } from './store.ts'
 import { isWaiting } from './embedded-store.ts'
 

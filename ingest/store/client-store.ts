@@ -1,10 +1,10 @@
 // What both ClickHouse adapters share: the official client's command and query
 // calls, the insert settings of each layout, and the column list of a positional insert.
 import type { ClickHouseClient } from '@clickhouse/client'
-import { LOG_COLUMNS, ROW_COLUMNS, type LogColumnName } from './row-model.ts'
-import { ROW_FORMATS, type RowFormat } from './rows-read.ts'
-import type { LogStore, QueryParams, QueryResult } from './store.ts'
-import type { RowBody } from './row-body.ts'
+import { LOG_COLUMNS, ROW_COLUMNS, type LogColumnName } from '../row-model.ts'
+import { ROW_FORMATS, type RowFormat } from '../rows/rows-read.ts'
+import type { LogStore, QueryParams, QueryResult } from './store-port.ts'
+import type { RowBody } from '../rows/row-body.ts'
 
 /**
  * Insert settings of the cluster layout: the Distributed table forwards the
