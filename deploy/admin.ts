@@ -7,6 +7,7 @@ import { Client } from 'undici'
 import { ALL_SCOPES, createToken, createWorkspace, listStaff, listTokens, listWorkspaces, revokeToken, setStaff, type StaffPatch } from '../workspace/index.ts'
 import { type Sql } from '../core/index.ts'
 import { CODE_TTL_MS, ConsoleSessions } from '../console/index.ts'
+import { createBackup, listBackups, type BackupSources } from './backup.ts'
 
 export function adminSocketPath(dataDir: string): string {
   return join(dataDir, 'admin.sock')
@@ -76,7 +77,7 @@ export type AdminOps = ReturnType<typeof adminOps>
  * The owner socket: the whole API acting as the local owner (when the api role
  * runs here) plus the /admin routes the CLI uses.
  */
-export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance, socketPath = adminSocketPath(dataDir), consoleUrl?: string): Promise<FastifyInstance> {
+export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance, socketPath = adminSocketPath(dataDir), consoleUrl?: string, backups?: BackupSources): Promise<FastifyInstance> {
   const ops = adminOps(db)
   const app = ownerApp ?? Fastify({ logger: false })
   if (ownerApp === undefined) {
@@ -102,6 +103,13 @@ export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: Fast
     reply.code(201)
     return consoleLink(db, consoleUrl, (req.body ?? {}) as ConsoleLinkRequest)
   })
+  // Backups of the running service's stores (deploy/backup.ts); restore is offline (`lookout backup restore`).
+  app.post('/admin/backups', async (_req, reply) => {
+    if (backups === undefined) throw Object.assign(new Error('this process holds no stores to back up'), { statusCode: 409 })
+    reply.code(201)
+    return createBackup(backups)
+  })
+  app.get('/admin/backups', async () => ({ items: listBackups(dataDir) }))
   const path = socketPath
   if (existsSync(path)) rmSync(path, { force: true }) // left by a killed server; the data-dir lock is held
   const prev = process.umask(0o177)
