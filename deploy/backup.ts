@@ -114,10 +114,11 @@ async function drain(broker: Broker): Promise<number> {
 async function exportLogs(store: LogStore, path: string): Promise<number> {
   // A service that never had logs has no engine yet: nothing to copy.
   if (store instanceof EmbeddedStore && store.waiting) return 0
-  const db = store.database
-  const n = await store.query<{ n: string }>(`SELECT count() AS n FROM ${db}.logs`)
+  const file = path.replace(/'/g, "\\'")
   // One query: a snapshot of the table's parts as they were when it started.
-  await store.command(`INSERT INTO FUNCTION file('${path.replace(/'/g, "\\'")}', 'Native') SELECT * FROM ${db}.logs`)
+  await store.command(`INSERT INTO FUNCTION file('${file}', 'Native') SELECT * FROM ${store.database}.logs`)
+  // Counted in the file: rows inserted meanwhile are in the table, not in the copy.
+  const n = await store.query<{ n: string }>(`SELECT count() AS n FROM file('${file}', 'Native')`)
   return Number(n.rows[0]?.n ?? 0)
 }
 
