@@ -7,6 +7,8 @@ import { Client } from 'undici'
 import { ALL_SCOPES, createToken, createWorkspace, listStaff, listTokens, listWorkspaces, revokeToken, setStaff, type StaffPatch } from '../workspace/index.ts'
 import { type Sql } from '../core/index.ts'
 import { CODE_TTL_MS, ConsoleSessions } from '../console/index.ts'
+import { createBackup, listBackups, type BackupSources } from './backup.ts'
+import { ACT_AS_GRANT_HEADER } from '../desktop/index.ts'
 
 export function adminSocketPath(dataDir: string): string {
   return join(dataDir, 'admin.sock')
@@ -76,7 +78,7 @@ export type AdminOps = ReturnType<typeof adminOps>
  * The owner socket: the whole API acting as the local owner (when the api role
  * runs here) plus the /admin routes the CLI uses.
  */
-export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance, socketPath = adminSocketPath(dataDir), consoleUrl?: string): Promise<FastifyInstance> {
+export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: FastifyInstance, socketPath = adminSocketPath(dataDir), consoleUrl?: string, backups?: BackupSources): Promise<FastifyInstance> {
   const ops = adminOps(db)
   const app = ownerApp ?? Fastify({ logger: false })
   if (ownerApp === undefined) {
@@ -84,24 +86,39 @@ export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: Fast
       void reply.code(err.statusCode ?? 500).send({ error: { message: err.message, code: err.code } })
     })
   }
-  app.post('/admin/workspaces', async (req, reply) => {
+  // The owner's own operations: a stored grant acted with on the socket (desktop/act-as.ts) never reaches them.
+  const OWN = {
+    onRequest: async (req: { headers: Record<string, unknown> }) => {
+      if (req.headers[ACT_AS_GRANT_HEADER] !== undefined) {
+        throw Object.assign(new Error('administration (tokens, staff, backups, console links) is the owner\'s own: a grant cannot act on it'), { statusCode: 403, code: 'LOOKOUT_FORBIDDEN' })
+      }
+    },
+  }
+  app.post('/admin/workspaces', OWN, async (req, reply) => {
     reply.code(201)
     return ops.createWorkspace(String((req.body as { name?: unknown })?.name ?? ''))
   })
-  app.get('/admin/workspaces', async () => ops.listWorkspaces())
-  app.post('/admin/tokens', async (req, reply) => {
+  app.get('/admin/workspaces', OWN, async () => ops.listWorkspaces())
+  app.post('/admin/tokens', OWN, async (req, reply) => {
     reply.code(201)
     return ops.createToken(req.body as TokenRequest)
   })
-  app.get('/admin/tokens', async (req) => ops.listTokens((req.query as { workspace?: string }).workspace))
-  app.post('/admin/staff', async (req) => ops.setStaff(req.body as StaffRequest))
-  app.get('/admin/staff', async (req) => ops.listStaff((req.query as { workspace?: string }).workspace))
-  app.post('/admin/tokens/:id/revoke', async (req) => ({ revoked: await ops.revokeToken((req.params as { id: string }).id) }))
-  app.post('/admin/console/link', async (req, reply) => {
+  app.get('/admin/tokens', OWN, async (req) => ops.listTokens((req.query as { workspace?: string }).workspace))
+  app.post('/admin/staff', OWN, async (req) => ops.setStaff(req.body as StaffRequest))
+  app.get('/admin/staff', OWN, async (req) => ops.listStaff((req.query as { workspace?: string }).workspace))
+  app.post('/admin/tokens/:id/revoke', OWN, async (req) => ({ revoked: await ops.revokeToken((req.params as { id: string }).id) }))
+  app.post('/admin/console/link', OWN, async (req, reply) => {
     if (consoleUrl === undefined) throw Object.assign(new Error('this process serves no console (no api role)'), { statusCode: 409 })
     reply.code(201)
     return consoleLink(db, consoleUrl, (req.body ?? {}) as ConsoleLinkRequest)
   })
+  // Backups of the running service's stores (deploy/backup.ts); restore is offline (`lookout backup restore`).
+  app.post('/admin/backups', OWN, async (_req, reply) => {
+    if (backups === undefined) throw Object.assign(new Error('this process holds no stores to back up'), { statusCode: 409 })
+    reply.code(201)
+    return createBackup(backups)
+  })
+  app.get('/admin/backups', OWN, async () => ({ items: listBackups(dataDir) }))
   const path = socketPath
   if (existsSync(path)) rmSync(path, { force: true }) // left by a killed server; the data-dir lock is held
   const prev = process.umask(0o177)

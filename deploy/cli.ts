@@ -11,6 +11,7 @@ import { migrate, openPglite, openPostgres } from '../core/index.ts'
 import { UsageError } from './errors.ts'
 import { countBuffersInHeapLimit } from './lean-runtime.ts'
 import { runUntilSignal } from './until-signal.ts'
+import { BACKUP_USAGE, backupCommand } from './backup-cli.ts'
 import { DESKTOP_OPTIONS, desktopSocket, listProfilesOnDesktop, setProfileOnDesktop } from './staff-desktop.ts'
 
 const USAGE = `lookout: a streaming log and monitoring pipeline
@@ -38,6 +39,7 @@ Usage:
   lookout console [--workspace WS] [--scopes s1,s2] [--resources all|UUID,...]
                                                  print a one-time sign-in link to the running
                                                  server's web console (a new console token)
+  ${BACKUP_USAGE}
   lookout bench ingest [options]                 measure ingest and size a deployment (--help for options)
   lookout desktop [--data-dir DIR]               run the per-user desktop service (owner socket in
                                                  $XDG_RUNTIME_DIR/lookout; desktop/os/README.md)
@@ -68,6 +70,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'token':
     case 'staff':
       return admin(cmd, rest)
+    case 'backup':
+      return backupCommand(rest)
     case 'console':
       return consoleCommand(rest)
     case 'bench':

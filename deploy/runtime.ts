@@ -112,7 +112,8 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
       : null
 
     if (ownerSocket) {
-      const admin = await startAdminSocket(config.dataDir, db, api?.ownerApp, options.ownerSocketPath, api === null || api.url === '' ? undefined : api.url)
+      const admin = await startAdminSocket(config.dataDir, db, api?.ownerApp, options.ownerSocketPath, api === null || api.url === '' ? undefined : api.url,
+        { dataDir: config.dataDir, db, store, broker })
       cleanups.add(() => admin.close())
     }
 

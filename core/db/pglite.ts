@@ -23,10 +23,14 @@ function wrap(q: { query: PGlite['query']; exec: PGlite['exec'] }, prepared: Pre
 export interface PgliteOptions {
   /** A private directory keeping an initialized cluster for fresh data directories (pglite-template.ts); absent: initdb each time. */
   templateDir?: string
+  /** A new data directory made from this tarball (dumpDataDir; a backup's restore). */
+  loadDataDir?: Blob
 }
 
 export async function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<Database> {
-  const db = await createPglite(dataDir, options.templateDir)
+  const db = options.loadDataDir === undefined
+    ? await createPglite(dataDir, options.templateDir)
+    : await PGlite.create(dataDir, { loadDataDir: options.loadDataDir, startParams: [...PGLITE_START_PARAMS] })
   const prepared = new PreparedTexts()
   const base = wrap(db, prepared, false)
   return {
@@ -35,6 +39,11 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
     exec: base.exec,
     transaction: <T>(fn: (tx: Sql) => Promise<T>) => db.transaction((tx) => fn(wrap(tx, prepared, true))),
     close: () => db.close(),
+    async dumpDataDir() {
+      await db.exec('CHECKPOINT')
+      // PGlite takes its query lock for the dump: no statement runs while the files are read.
+      return Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer())
+    },
     // In this process: a notification cannot be lost between the engine and us.
     async listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
       const stop = await db.listen(channel, (payload) => handlers.onPayload(payload))

@@ -34,6 +34,11 @@ export interface Database extends Sql {
   listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>
   /** Connection pool counts (server only; PGlite has one in-process connection). */
   poolStats?(): PoolStats
+  /**
+   * PGlite only: a gzipped tarball of the data directory, taken between two
+   * statements after a checkpoint (a consistent copy; a restore replays its WAL).
+   */
+  dumpDataDir?(): Promise<Buffer>
 }
 
 export interface PoolStats {

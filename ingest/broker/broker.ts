@@ -295,6 +295,19 @@ export class Broker {
     }
   }
 
+  /**
+   * The stream's last sequence and the loaders' ack floor: every message up to
+   * the floor is in the log store. A backup waits for the floor to pass the
+   * last sequence it saw (deploy/backup.ts).
+   */
+  async cut(): Promise<{ lastSeq: number; ackFloor: number }> {
+    const [ci, si] = await Promise.all([
+      this.jsm.consumers.info(this.stream, this.consumerName),
+      this.jsm.streams.info(this.stream),
+    ])
+    return { lastSeq: si.state.last_seq, ackFloor: ci.ack_floor.stream_seq }
+  }
+
   /** Messages waiting for the loaders (stream backlog) and those delivered but unacked. */
   async backlog(): Promise<{ pending: number; ackPending: number; bytes: number }> {
     const [ci, si] = await Promise.all([
