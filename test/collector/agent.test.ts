@@ -107,7 +107,11 @@ t.test('a paused check stops within an interval; resumed, it runs again', async 
   const paused = new Date(last + 1).toISOString()
   t.same(await results(pgCheck.id, paused), [], 'no result after the pause took effect')
   // Not only fenced off by the server: the collector stopped sending (the ledger keeps refused ones too).
-  const sent = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_collector_observations WHERE check_id = $1 AND received_at > $2', [pgCheck.id, paused])
+  // The ledger has the receive time: the last observation may arrive up to a push (250 ms) and a retry
+  // after it was made, so count from 2 s after it; a collector still probing every 2 s would have sent
+  // more in the 4 s that remain of the quiet window.
+  const settled = new Date(last + 2_000).toISOString()
+  const sent = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM monitor_collector_observations WHERE check_id = $1 AND received_at > $2', [pgCheck.id, settled])
   t.equal(sent.rows[0]?.n, 0, 'the collector stopped probing it')
   await lk.req('POST', P, { id: pgCheck.id, enabled: true })
   await until('results again', async () => ((await results(pgCheck.id, paused)).length > 0 ? true : undefined))
