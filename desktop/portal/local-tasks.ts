@@ -87,11 +87,12 @@ export async function absorbAnswer(db: Database, ws: string, itemKey: string, t:
 
 /**
  * The three-way merge of a portal version into the local row: a field the
- * portal changed since the last agreed version (`base`) is written here,
- * unless the desktop changed it too and has not sent it yet (an edit not
- * captured, or in a pending operation other than `sending`): that one meets
- * the portal's revision check itself. A field only the desktop changed stays.
- * The portal's version becomes the new base.
+ * portal changed since the last agreed version (`base`) is written here; a
+ * field only the desktop changed stays; the portal's version becomes the new
+ * base. When the desktop changed a field the portal changed too and has not
+ * sent it yet (an edit not captured, or in a pending operation other than
+ * `sending`), the version is not taken (`deferred`, read again next round):
+ * that edit first meets the portal's revision check.
  */
 async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxonomy: boolean, sending: string | null): Promise<ApplyOutcome> {
   const type = item.item_type
@@ -108,7 +109,9 @@ async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxo
   const changes: Record<string, unknown> = {}
   for (const [f, v] of Object.entries(incoming)) {
     if (equalValue(v, base[f]) || equalValue(v, local[f])) continue
-    if (unsent.has(f) || !equalValue(local[f], item.captured[f])) continue
+    // Changed on both sides and the desktop's value not sent yet: nothing is taken now (the agreed revision
+    // stays), so that value meets the portal's revision check and, field by field, becomes a conflict.
+    if (unsent.has(f) || !equalValue(local[f], item.captured[f])) return APPLY.deferred
     changes[f] = v
   }
   const params: unknown[] = [ws, row.id]
