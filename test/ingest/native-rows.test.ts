@@ -35,8 +35,8 @@ function varied(rows: number, maxChunkBytes: number): RowWriter {
     f.source = i % 2 === 0 ? 'app' : `src-${i % 3}`
     f.attrCount = i % 4
     for (let k = 0; k < f.attrCount; k++) {
-      // Over 256 distinct keys in all: index widths past one byte.
-      f.attrKeys[k] = `key-${(i * 7 + k) % 300}`
+      // Over 256 distinct keys in a block: index widths past one byte.
+      f.attrKeys[k] = `key-${i % 500}-${k}`
       f.attrValues[k] = `value ${i}/${k} ✓`
     }
     f.resourceJson = i % 10 < 5 ? '{"service.name":"web","host":"a"}' : i % 10 < 8 ? '{}' : '{"service.name":"job"}'
