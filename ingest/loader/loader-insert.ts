@@ -1,6 +1,7 @@
 // The loader's inserts: one per row format of a batch, retried until the store
 // takes it, with a deduplication token that follows the content; a batch with
 // bad data is loaded message by message and what fails is dead-lettered.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createHash } from 'node:crypto'
 import pRetry from 'p-retry'
 import type { JsMsg } from '@nats-io/jetstream'
@@ -63,6 +64,7 @@ export class Inserter {
       try {
         trace(`insert-begin ${groupRows}`)
         await this.#insertWithRetry(body, token, format)
+        if (HOLD_MS > 0) await sleep(HOLD_MS)
         trace(`insert-end ${groupRows}`)
         rows += groupRows
       } catch (err) {
@@ -131,6 +133,10 @@ export class Inserter {
 // that kill the process while an insert runs (synchronous on a pipe, so the
 // line is out before the insert starts).
 const TRACE = process.env.LOOKOUT_TRACE_LOADER === '1'
+// LOOKOUT_TRACE_LOADER_HOLD_MS (with the trace): the loader waits this long after the engine's
+// insert returned, before it acknowledges. A Native insert can return before a kill sent at
+// insert-begin lands; held, the kill lands with the rows stored and not acknowledged.
+const HOLD_MS = TRACE ? Number(process.env.LOOKOUT_TRACE_LOADER_HOLD_MS ?? 0) : 0
 function trace(step: string): void {
   if (TRACE) process.stderr.write(`lookout-trace loader ${step}\n`)
 }
