@@ -150,6 +150,14 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   [`POST ${R}/monitoring/subscription`]: OWNER_ONLY,
   [`POST ${R}/monitoring/sources`]: OWNER_ONLY,
   [`GET ${R}/monitoring/results`]: MR,
+  [`GET ${R}/monitoring/incidents/:incident_id`]: MR,
+  // On-call views (cloud-shaped): reading is monitor:read; marking the inbox is the owner's, as the local inbox's actions are.
+  [`GET ${W}/monitoring/overview`]: MR,
+  [`GET ${W}/notifications`]: MR,
+  [`POST ${W}/notifications/actions`]: OWNER_ONLY,
+  // An alert message's acknowledge link: the loopback listener takes no browser, so only the owner's socket opens it.
+  'GET /v1/acknowledge/:token': OWNER_ONLY,
+  'POST /v1/acknowledge/:token': OWNER_ONLY,
   [`POST ${R}/monitoring/actions`]: OWNER_ONLY,
   [`GET ${R}/alerts`]: MR,
   [`POST ${R}/alerts`]: OWNER_ONLY,
@@ -158,6 +166,16 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   [`GET ${R}/logs`]: LR,
   [`GET ${R}/logs/tail`]: LR,
   [`GET ${R}/logs/histogram`]: LR,
+  [`GET ${R}/logs/facets`]: LR,
+  [`GET ${R}/logs/:event_id/context`]: LR,
+  // One search across resources, its facets, and the saved searches (shared with every log reader, as on the cloud).
+  [`GET ${W}/logs`]: LR,
+  [`GET ${W}/logs/facets`]: LR,
+  [`GET ${W}/saved-searches`]: LR,
+  [`POST ${W}/saved-searches`]: LR,
+  [`GET ${W}/saved-searches/:id`]: LR,
+  [`PATCH ${W}/saved-searches/:id`]: LR,
+  [`DELETE ${W}/saved-searches/:id`]: LR,
   [`POST ${R}/otlp/v1/logs`]: LW,
 
   // Local log routes.
