@@ -155,9 +155,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   [`GET ${W}/monitoring/overview`]: MR,
   [`GET ${W}/notifications`]: MR,
   [`POST ${W}/notifications/actions`]: OWNER_ONLY,
-  // An alert message's acknowledge link: the loopback listener takes no browser, so only the owner's socket opens it.
-  'GET /v1/acknowledge/:token': OWNER_ONLY,
-  'POST /v1/acknowledge/:token': OWNER_ONLY,
+  // An alert message's acknowledge link: its signed, single-use token is the credential (a public route
+  // on the cloud); on the loopback listener any grant may present it.
+  'GET /v1/acknowledge/:token': ANY,
+  'POST /v1/acknowledge/:token': ANY,
   [`POST ${R}/monitoring/actions`]: OWNER_ONLY,
   [`GET ${R}/alerts`]: MR,
   [`POST ${R}/alerts`]: OWNER_ONLY,
