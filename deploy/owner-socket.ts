@@ -1,7 +1,8 @@
 // Requests the CLI makes on the running desktop service's owner socket
-// (`lookout staff --desktop`, `lookout backup`): the socket's directory is
+// (`lookout staff --desktop`, `lookout backup`, `lookout portal`): the socket's directory is
 // checked first (owner-only, desktop/paths.ts), and a service that is not
 // running is said in one line instead of a bare ENOENT.
+import { existsSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { Client } from 'undici'
 import { checkPrivateDir } from '../desktop/index.ts'
@@ -12,11 +13,17 @@ export interface OwnerResponse {
   body: any
 }
 
+/** Every command that needs the desktop says the same one line when it does not run. */
+function notRunning(socketPath: string): Error {
+  return new ServerUnreachableError(`the desktop service is not running (no owner socket at ${socketPath}): start it with \`lookout desktop\``)
+}
+
 export async function ownerCall(socketPath: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, timeoutMs = 300_000): Promise<OwnerResponse> {
+  if (!existsSync(socketPath)) throw notRunning(socketPath)
   try {
     checkPrivateDir(dirname(socketPath))
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ServerUnreachableError(`the desktop service is not running (no ${dirname(socketPath)}); start it with \`lookout desktop\``)
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notRunning(socketPath)
     throw err
   }
   // A backup of a large data directory takes minutes: the timeouts follow the caller.
@@ -29,7 +36,8 @@ export async function ownerCall(socketPath: string, method: 'GET' | 'POST' | 'PU
     return { status: res.statusCode, body: text === '' ? undefined : JSON.parse(text) }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ECONNREFUSED') throw new ServerUnreachableError(`the desktop service is not running (nothing answers on ${socketPath}); start it with \`lookout desktop\``)
+    // No socket, or one left behind by a service that died: nobody listens on it.
+    if (code === 'ENOENT' || code === 'ECONNREFUSED') throw notRunning(socketPath)
     throw err
   } finally {
     await client.close()

@@ -1,11 +1,9 @@
 // `lookout portal ...`: the portal connection of the running desktop service,
 // over its owner socket (deploy/PORTAL.md). The token is read from --token or,
 // with --token -, from standard input (so it stays out of the process list).
-import { existsSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Client } from 'undici'
-import { checkPrivateDir, desktopPaths } from '../desktop/index.ts'
+import { desktopPaths } from '../desktop/index.ts'
+import { ownerCall } from './owner-socket.ts'
 
 export const PORTAL_USAGE = `Usage:
   lookout portal connect --url URL --token TOKEN|-   connect the desktop to its portal (a Lookout cloud)
@@ -26,30 +24,8 @@ async function readStdin(): Promise<string> {
   return s.trim()
 }
 
-/** The desktop service is not running: every portal command says so in one line. */
-export class DesktopNotRunning extends Error {
-  constructor(socketPath: string) {
-    super(`the desktop service is not running (no owner socket at ${socketPath}): start it with \`lookout desktop\``)
-  }
-}
-
-async function call(socketPath: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  if (!existsSync(socketPath)) throw new DesktopNotRunning(socketPath)
-  checkPrivateDir(dirname(socketPath))
-  const client = new Client('http://localhost', { socketPath })
-  try {
-    const res = await client.request({
-      method, path, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const text = await res.body.text()
-    return { status: res.statusCode, body: text === '' ? undefined : JSON.parse(text) }
-  } catch (err) {
-    // A socket left behind by a service that died: nobody listens on it.
-    if (['ENOENT', 'ECONNREFUSED'].includes((err as { code?: string }).code ?? '')) throw new DesktopNotRunning(socketPath)
-    throw err
-  } finally {
-    await client.close()
-  }
+function call(socketPath: string, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  return ownerCall(socketPath, method, path, body)
 }
 
 function line(k: string, v: unknown): string {

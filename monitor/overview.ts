@@ -1,6 +1,7 @@
 // Reads for the on-call views: the checks that need attention across the
 // resources a token may read, open incidents across them, and one incident
 // with the observations that confirmed it (api/monitoring/overview-routes.ts).
+import type { IncidentView } from './store.ts'
 import type { Sql } from '../core/index.ts'
 import { CHECK_COLUMNS, iso, toCheckView, type CheckRow, type CheckView } from './rows.ts'
 
@@ -51,20 +52,10 @@ export async function attentionChecks(db: Sql, ws: string, grant: readonly strin
   return { items: items.slice(0, limit), more: items.length > limit || r.rows.length > limit * 2 }
 }
 
-export interface IncidentRecord {
-  id: string
+/** An incident as the status view lists it, with whose it is and its check. */
+export interface IncidentRecord extends IncidentView {
   workspace_id: string
   resource_id: string
-  check_id: string | null
-  kind: string
-  source_id: string | null
-  state: 'open' | 'closed'
-  opened_at: string
-  open_reason: string
-  closed_at: string | null
-  close_reason: string | null
-  notified: boolean
-  seq: number
   check: { id: string; name: string; kind: string; required: boolean } | null
 }
 
