@@ -164,9 +164,19 @@ t.test('errors in words, the / shortcut, skip to results, the light theme', asyn
 
 t.test('a copied link freezes the range; opened later in a fresh browser after sign-in it shows the same lines', async (t) => {
   const { page } = main
+  // The explorer is already open on another view: the rows on screen are the previous
+  // view's until this one's search answers, so wait for that answer before reading them.
+  const searched = page.waitForResponse((r) => r.url().includes('/logs?') && r.url().includes('resource.service.name=checkout'))
   await page.goto(`${lk.url}/#/logs/${rid}?range=15m&resource.service.name=checkout`)
+  await searched
   await page.locator('tr.log').first().waitFor()
-  const before = await messages(main)
+  let before = await messages(main)
+  for (let k = 0; k < 20; k++) {
+    await page.waitForTimeout(100)
+    const again = await messages(main)
+    if (again.join('\n') === before.join('\n')) break
+    before = again
+  }
   await page.getByRole('button', { name: 'Copy link' }).click()
   const link = await page.getByLabel('Link to this view').inputValue()
   t.match(link, /start=.*end=/, 'an absolute range')
