@@ -4,6 +4,7 @@ import { parseIsoTime } from '../ingest/index.ts'
 import { severityFloor, type LogFilter } from './filters.ts'
 import { parseTextQuery, TextSyntaxError, type TextQuery } from './text.ts'
 import { parseAttrFilters } from './attrs.ts'
+import type { ParamProblem } from './problems.ts'
 
 export interface FilterInput {
   workspaceId: string
@@ -26,7 +27,6 @@ export interface ParamNames {
   traceId: string
 }
 
-import type { ParamProblem } from './problems.ts'
 export type { ParamProblem }
 
 export type FilterOutcome = { ok: true; filter: LogFilter } | { ok: false; problems: ParamProblem[] }
