@@ -155,6 +155,8 @@ t.test('errors in words, the / shortcut, skip to results, the light theme', asyn
   await page.keyboard.press('Enter')
   t.equal(await page.evaluate('document.activeElement?.id'), 'results', 'skip to results')
   await page.getByRole('button', { name: 'Light theme' }).click()
+  // Preact runs the effect that sets the attribute after the next paint: wait for it (2 s at most).
+  await page.waitForFunction('document.documentElement.dataset.theme === "light"', undefined, { timeout: 2_000 }).catch(() => undefined)
   t.equal(await page.evaluate('document.documentElement.dataset.theme'), 'light')
   // The theme's colours follow the attribute at the next style pass: wait for it (2 s at most).
   await page.waitForFunction('getComputedStyle(document.body).backgroundColor === "rgb(255, 255, 255)"', undefined, { timeout: 2_000 }).catch(() => undefined)

@@ -31,6 +31,11 @@ await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', () => reso
 t.teardown(() => new Promise<void>((resolve) => listening.close(() => resolve())))
 const upCheck = await tcpCheck(lk, front, (listening.address() as { port: number }).port)
 const opened = await waitFor(() => http.on('/on-call').find((r) => r.json?.type === 'incident.opened')?.json, 'the incident alert')
+// Created after the down check, the up check may still lack its second observation (health unknown, listed).
+await waitFor(async () => {
+  const r = await lk.req('GET', `/v1/workspaces/${lk.workspaceId}/resources/${front}/monitoring`)
+  return r.body.checks?.find((x: { id: string; health: string }) => x.id === upCheck && x.health === 'healthy')
+}, 'the up check confirmed healthy')
 const incidentId = opened.incident.id as string
 
 t.test('the overview shows a down check and its incident on another resource, with the alert sent', async (t) => {
