@@ -145,7 +145,7 @@ async function withDirectStore<T>(config: LookoutConfig, fn: (ops: AdminOps) => 
     const holder = lockHolder(config.dataDir)
     if (holder !== null) throw new Error(`a server (pid ${holder}) holds ${config.dataDir} but its admin socket does not answer; retry when it has started`)
   }
-  const db = config.databaseUrl === undefined ? await openPglite(join(config.dataDir, 'postgres'), { templateDir: config.cacheDir }) : await openPostgres(config.databaseUrl)
+  const db = config.databaseUrl === undefined ? await openPglite(join(config.dataDir, 'postgres'), { templateDir: config.cacheDir, migrations: PG_MIGRATIONS }) : await openPostgres(config.databaseUrl)
   try {
     await migrate(db, PG_MIGRATIONS)
     return await fn(adminOps(db))

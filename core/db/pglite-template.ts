@@ -1,13 +1,16 @@
 // A fresh PGlite directory costs an initdb in WebAssembly: 5–6 s on a 2-core
 // machine, every first start and every test. Unpacking a (gzipped) tar of a cluster made
 // the same way earlier costs about 1.5 s, so the first fresh directory keeps
-// one (per PGlite version) and later ones start from it. The tar lives in a
+// one (per PGlite version) and later ones start from it. Running every stage's
+// migrations on it costs as much again (each table is files written through
+// PGlite's file system), so a second template holds the migrated cluster, named
+// by a digest of the migrations: a changed migration makes a new one. The tar lives in a
 // directory only this user can write: whoever can plant it owns every
 // database made from it. The file is a SHA-256 of the tar, then the tar:
 // PGlite fails on a damaged tar outside the promise it returns (an unhandled
 // rejection), so nothing damaged may reach it.
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync, unlinkSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { PGlite } from '@electric-sql/pglite'
@@ -29,8 +32,9 @@ function installedVersion(): string {
   return (pgliteVersion = 'unknown')
 }
 
-export function templatePath(templateDir: string): string {
-  return join(templateDir, `pglite-${installedVersion()}-initdb.tar.gz`)
+/** `kind`: 'initdb', or `m-<digest>` for a cluster with those migrations applied. */
+export function templatePath(templateDir: string, kind = 'initdb'): string {
+  return join(templateDir, `pglite-${installedVersion()}-${kind}.tar.gz`)
 }
 
 /** Creates the directory if needed; true when it is this user's and no one else can write it. */
@@ -48,11 +52,11 @@ function sha256(bytes: Uint8Array): Buffer {
 }
 
 /** The template's tar, or null when there is none, it is damaged, or its directory is not private. */
-export function readTemplate(templateDir: string): Blob | null {
+export function readTemplate(templateDir: string, kind?: string): Blob | null {
   let file: Buffer
   try {
     if (!privateDir(templateDir)) return null
-    file = readFileSync(templatePath(templateDir))
+    file = readFileSync(templatePath(templateDir, kind))
   } catch {
     return null
   }
@@ -62,19 +66,33 @@ export function readTemplate(templateDir: string): Blob | null {
 }
 
 /** Keeps a just-initialized cluster as the template; written whole (rename) so a reader never sees part of one. */
-export async function saveTemplate(db: PGlite, templateDir: string): Promise<void> {
+export async function saveTemplate(db: Pick<PGlite, 'dumpDataDir'>, templateDir: string, kind?: string): Promise<void> {
   if (!privateDir(templateDir)) return
   const tar = Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer())
-  const file = templatePath(templateDir)
+  const file = templatePath(templateDir, kind)
   const tmp = `${file}.${process.pid}.tmp`
   writeFileSync(tmp, Buffer.concat([sha256(tar), tar]), { mode: 0o600 })
   renameSync(tmp, file)
 }
 
-export function dropTemplate(templateDir: string): void {
+export function dropTemplate(templateDir: string, kind?: string): void {
   try {
-    unlinkSync(templatePath(templateDir))
+    unlinkSync(templatePath(templateDir, kind))
   } catch {
     // already gone
+  }
+}
+
+/** Keeps the `keep` newest templates of this PGlite whose kind starts with `prefix` (each build's migrations leave one). */
+export function pruneTemplates(templateDir: string, prefix: string, keep: number): void {
+  const start = `pglite-${installedVersion()}-${prefix}`
+  const files = readdirSync(templateDir).filter((f) => f.startsWith(start) && f.endsWith('.tar.gz'))
+    .map((f) => ({ f, at: statSync(join(templateDir, f)).mtimeMs })).sort((a, b) => b.at - a.at)
+  for (const { f } of files.slice(keep)) {
+    try {
+      unlinkSync(join(templateDir, f))
+    } catch {
+      // another process pruned it
+    }
   }
 }

@@ -1,8 +1,10 @@
 // PGlite: PostgreSQL compiled to WebAssembly, in this process, on a data directory.
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { dropTemplate, readTemplate, saveTemplate } from './pglite-template.ts'
+import { dropTemplate, pruneTemplates, readTemplate, saveTemplate } from './pglite-template.ts'
+import { migrate, type MigrationSet } from './migrate.ts'
 import { PGLITE_START_PARAMS } from './pglite-settings.ts'
 import { PreparedTexts } from './pglite-prepared.ts'
 import type { Database, ListenHandlers, QueryOptions, Sql, SqlResult } from './sql.ts'
@@ -25,12 +27,38 @@ export interface PgliteOptions {
   templateDir?: string
   /** A new data directory made from this tarball (dumpDataDir; a backup's restore). */
   loadDataDir?: Blob
+  /**
+   * With `templateDir`: a fresh directory gets these migrations applied, from a
+   * kept migrated cluster when one matches them (the caller's own migrate() then
+   * finds nothing to do). Its rows made by migrations carry the template's time.
+   */
+  migrations?: readonly MigrationSet[]
 }
 
 export async function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<Database> {
-  const db = options.loadDataDir === undefined
-    ? await createPglite(dataDir, options.templateDir)
-    : await PGlite.create(dataDir, { loadDataDir: options.loadDataDir, startParams: [...PGLITE_START_PARAMS] })
+  const { templateDir, migrations } = options
+  if (options.loadDataDir !== undefined) return wrapDatabase(await PGlite.create(dataDir, { loadDataDir: options.loadDataDir, startParams: [...PGLITE_START_PARAMS] }))
+  const kind = templateDir !== undefined && migrations !== undefined && !existsSync(join(dataDir, 'PG_VERSION')) ? migratedKind(migrations) : undefined
+  const migrated = kind === undefined ? null : await fromTemplate(dataDir, templateDir as string, kind)
+  if (migrated !== null) return wrapDatabase(migrated)
+  const pg = await createPglite(dataDir, templateDir)
+  const db = wrapDatabase(pg)
+  if (kind !== undefined) {
+    await migrate(db, migrations as readonly MigrationSet[])
+    // Best effort, as for the initdb template.
+    await db.exec('CHECKPOINT').then(() => saveTemplate(pg, templateDir as string, kind)).then(() => pruneTemplates(templateDir as string, 'm-', 3)).catch(() => undefined)
+  }
+  return db
+}
+
+/** The template name of a cluster with these migrations: a digest of every set's stage, versions and SQL. */
+function migratedKind(sets: readonly MigrationSet[]): string {
+  const h = createHash('sha256')
+  for (const set of sets) for (const m of set.migrations) h.update(`${set.stage}\0${m.version}\0${m.name}\0${m.sql}\0`)
+  return `m-${h.digest('hex').slice(0, 16)}`
+}
+
+function wrapDatabase(db: PGlite): Database {
   const prepared = new PreparedTexts()
   const base = wrap(db, prepared, false)
   return {
@@ -53,20 +81,26 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
   }
 }
 
-async function createPglite(dataDir: string, templateDir: string | undefined): Promise<PGlite> {
-  if (templateDir === undefined || existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir, { startParams: [...PGLITE_START_PARAMS] })
+/** A fresh directory made from the `kind` template; null when there is none (or it would not load: then it is dropped). */
+async function fromTemplate(dataDir: string, templateDir: string, kind?: string): Promise<PGlite | null> {
   mkdirSync(dataDir, { recursive: true })
   // None, damaged or unsafe: the slow way, and a good template replaces a damaged one.
-  const template = readTemplate(templateDir)
-  if (template !== null) {
-    try {
-      return await PGlite.create(dataDir, { loadDataDir: template, startParams: [...PGLITE_START_PARAMS] })
-    } catch {
-      // A template this PGlite cannot load: forget it and make the directory the slow way.
-      dropTemplate(templateDir)
-      for (const f of readdirSync(dataDir)) rmSync(join(dataDir, f), { recursive: true, force: true })
-    }
+  const template = readTemplate(templateDir, kind)
+  if (template === null) return null
+  try {
+    return await PGlite.create(dataDir, { loadDataDir: template, startParams: [...PGLITE_START_PARAMS] })
+  } catch {
+    // A template this PGlite cannot load: forget it and make the directory the slow way.
+    dropTemplate(templateDir, kind)
+    for (const f of readdirSync(dataDir)) rmSync(join(dataDir, f), { recursive: true, force: true })
+    return null
   }
+}
+
+async function createPglite(dataDir: string, templateDir: string | undefined): Promise<PGlite> {
+  if (templateDir === undefined || existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir, { startParams: [...PGLITE_START_PARAMS] })
+  const copy = await fromTemplate(dataDir, templateDir)
+  if (copy !== null) return copy
   const db = await PGlite.create(dataDir, { startParams: [...PGLITE_START_PARAMS] })
   // Best effort: a start must not fail because the cache could not be written.
   await saveTemplate(db, templateDir).catch(() => undefined)

@@ -56,7 +56,7 @@ export async function startEngines(
   await migrateLogStore(store, { retentionDays: config.retentionDays, layout: config.clickhouseLayout, cluster: config.clickhouseCluster })
 
   const db = config.databaseUrl === undefined
-    ? await openPglite(join(config.dataDir, 'postgres'), { templateDir: config.cacheDir })
+    ? await openPglite(join(config.dataDir, 'postgres'), { templateDir: config.cacheDir, migrations: PG_MIGRATIONS })
     : await openPostgres(config.databaseUrl)
   cleanups.add(() => db.close())
   await migrate(db, PG_MIGRATIONS)

@@ -1,11 +1,11 @@
-// Fresh PGlite directories start from a kept initdb (core/db/pglite-template.ts):
+// Fresh PGlite directories start from a kept initdb, or a kept migrated cluster (core/db/pglite-template.ts):
 // the copy is a working, independent cluster; a bad or unsafe template is never
 // used; an existing directory is never touched by it.
 import t, { type Test } from 'tap'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openPglite } from '../../core/index.ts'
+import { migrate, openPglite, type MigrationSet } from '../../core/index.ts'
 import { loadConfig } from '../../deploy/index.ts'
 import { readTemplate, templatePath } from '../../core/db/pglite-template.ts'
 
@@ -68,6 +68,45 @@ t.test('an existing directory opens as it is', async (t) => {
   t.same((await db.query('SELECT v FROM marks')).rows, [{ v: 'first' }])
   await db.close()
   t.notOk(existsSync(templatePath(templateDir)), 'no template made from a directory with data in it')
+})
+
+const SETS = (extra: string): MigrationSet[] => [{ stage: 'tpl', migrations: [
+  { version: 1, name: 'marks', sql: 'CREATE TABLE marks (v text); INSERT INTO marks VALUES (\'from the migration\')' },
+  { version: 2, name: 'extra', sql: `CREATE TABLE ${extra} (id int)` },
+] }]
+const migratedFiles = (dir: string) => readdirSync(dir).filter((f) => /^pglite-.+-m-[0-9a-f]{16}\.tar\.gz$/.test(f)).sort()
+
+t.test('a fresh directory with migrations keeps a migrated template; the next starts from it with nothing left to apply', async (t) => {
+  const templateDir = join(root, 'cache-m')
+  const first = await openPglite(fresh(), { templateDir, migrations: SETS('one') })
+  t.equal(await migrate(first, SETS('one')), 0, 'openPglite applied them')
+  await first.exec(`INSERT INTO marks VALUES ('only in the first')`)
+  await first.close()
+  const files = migratedFiles(templateDir)
+  t.equal(files.length, 1, 'one migrated template')
+  const second = await openPglite(fresh(), { templateDir, migrations: SETS('one') })
+  t.equal(await migrate(second, SETS('one')), 0, 'nothing left to apply')
+  t.same((await second.query('SELECT v FROM marks')).rows, [{ v: 'from the migration' }], 'the migrated rows, none of another cluster')
+  t.same((await second.query('SELECT stage, version FROM schema_migrations ORDER BY version')).rows, [{ stage: 'tpl', version: 1 }, { stage: 'tpl', version: 2 }])
+  await second.close()
+  t.same(migratedFiles(templateDir), files, 'the template was used, not remade')
+
+  // Changed migrations: a template of their own; at most three are kept.
+  for (const extra of ['two', 'three', 'four']) {
+    const db = await openPglite(fresh(), { templateDir, migrations: SETS(extra) })
+    t.equal((await db.query(`SELECT count(*)::int AS n FROM ${extra}`)).rows.length, 1, `${extra}: its own schema`)
+    await db.close()
+  }
+  const after = migratedFiles(templateDir)
+  t.equal(after.length, 3, 'the oldest pruned')
+  t.notOk(after.includes(files[0] as string), 'the first set\'s template is the one pruned')
+
+  // A damaged migrated template is never loaded: the directory is migrated the slow way.
+  const newest = join(templateDir, after[after.length - 1] as string)
+  writeFileSync(newest, Buffer.from('damaged'))
+  const healed = await openPglite(fresh(), { templateDir, migrations: SETS('four') })
+  t.same((await healed.query('SELECT v FROM marks')).rows, [{ v: 'from the migration' }])
+  await healed.close()
 })
 
 t.test('LOOKOUT_CACHE_DIR: default per user, a path, or off', async (t) => {

@@ -27,7 +27,7 @@ export interface Harness {
 
 export async function harness(): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'lookout-monitor-'))
-  const db = await openPglite(dir, { templateDir: PGLITE_TEMPLATES })
+  const db = await openPglite(dir, { templateDir: PGLITE_TEMPLATES, migrations: PG_MIGRATIONS })
   await migrate(db, PG_MIGRATIONS)
   const ws = await createWorkspace(db, 'monitor tests')
   const clock = new ManualClock()
