@@ -14,6 +14,7 @@ import { runOperation } from '../../alerting/index.ts'
 import { readPolicy } from '../../alerting/index.ts'
 import { ALERT_CHANGE, type AlertValues, type Operation } from '../../alerting/index.ts'
 import { DEFAULT_ALERT_SETTINGS, type AlertSettings } from '../../alerting/index.ts'
+import { OWNER_ONLY, type Access } from '../../desktop/index.ts'
 
 export interface AlertRoutesOptions {
   db: Database
@@ -22,7 +23,7 @@ export interface AlertRoutesOptions {
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id/alerts'
 // On the desktop service (local settings) these routes speak its contract ({error:{message, code}}).
-const config = (contract: 'cloud' | 'desktop', scope: typeof SCOPES.monitorRead | typeof SCOPES.resourcesWrite) => ({ auth: { contract, scope } }) as const
+const config = (contract: 'cloud' | 'desktop', scope: typeof SCOPES.monitorRead | typeof SCOPES.resourcesWrite, access: Access) => ({ auth: { contract, scope }, access }) as const
 /** Operations that queue a delivery: the sender is woken at once. */
 const SENDS = new Set<Operation>(['test', 'request_verification'])
 
@@ -75,7 +76,7 @@ export async function alertRoutes(app: FastifyInstance, opts: AlertRoutesOptions
   const local = settings.local === true
   const contract = local ? 'desktop' : 'cloud'
 
-  app.get(P, { config: config(contract, SCOPES.monitorRead), schema: { params: RESOURCE_PARAMS } }, async (req) => {
+  app.get(P, { config: config(contract, SCOPES.monitorRead, [SCOPES.monitorRead]), schema: { params: RESOURCE_PARAMS } }, async (req) => {
     const { ws, rid, actor } = await target(db, req)
     const now = Date.now()
     return {
@@ -89,7 +90,7 @@ export async function alertRoutes(app: FastifyInstance, opts: AlertRoutesOptions
     }
   })
 
-  app.post(P, { config: config(contract, SCOPES.resourcesWrite), schema: { params: RESOURCE_PARAMS, body: ALERT_CHANGE } }, async (req, reply) => {
+  app.post(P, { config: config(contract, SCOPES.resourcesWrite, OWNER_ONLY), schema: { params: RESOURCE_PARAMS, body: ALERT_CHANGE } }, async (req, reply) => {
     const { ws, rid, resource, actor } = await target(db, req)
     const b = req.body as { operation: Operation; values: AlertValues }
     const out = await runOperation(db, { ws, rid, resource, actor, now: Date.now(), settings }, b.operation, b.values)

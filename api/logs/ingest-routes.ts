@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   encodeExportLogsResponse, exportLogsResponseJson, UnsupportedMediaTypeError, PayloadTooLargeError,
-  type IngestRequest, type IngestService, type DecodeFailure,
+  INGEST_ROUTES, type IngestRequest, type IngestRoute, type IngestService, type DecodeFailure,
 } from '../../ingest/index.ts'
 import { BATCH_DOCS, LEGACY_DOCS, OTLP_DOCS } from '../openapi/ingest-docs.ts'
 import type { Sql } from '../../core/index.ts'
@@ -51,37 +51,39 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
     return payload
   })
 
-  const sender = (contract: Contract) => ({
-    auth: { contract, scope: SCOPES.logsWrite, kinds: ['access', 'sender'] as const },
+  // Each route declares here its contract and token rule (auth), who may reach it with a desktop grant
+  // (access) and its kind (ingest: the decoder's route and the ingest metrics' label).
+  const sender = (contract: Contract, kind: IngestRoute) => ({
+    auth: { contract, scope: SCOPES.logsWrite, kinds: ['access', 'sender'] as const }, access: [SCOPES.logsWrite], ingest: kind,
   })
 
   // Bodies are decoded in worker threads, so no Fastify body schema: `openapi` documents them only.
   app.post('/v1/workspaces/:workspace_id/resources/:resource_id/logs', {
-    config: { ...sender('cloud'), openapi: BATCH_DOCS }, schema: { params: RESOURCE_PARAMS },
+    config: { ...sender('cloud', INGEST_ROUTES.json), openapi: BATCH_DOCS }, schema: { params: RESOURCE_PARAMS },
   }, async (req) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
-    const out = await ingest.accept(request(req, 'json', 'json', ws, rid, idempotencyKey(req, 'cloud')))
+    const out = await ingest.accept(request(req, INGEST_ROUTES.json, 'json', ws, rid, idempotencyKey(req, 'cloud')))
     if (!out.ok) throw failure(out, 'cloud')
     return { accepted: out.result.accepted }
   })
 
   app.post('/v1/workspaces/:workspace_id/resources/:resource_id/otlp/v1/logs', {
-    config: { ...sender(opts.otlpContract), openapi: OTLP_DOCS }, schema: { params: RESOURCE_PARAMS },
+    config: { ...sender(opts.otlpContract, INGEST_ROUTES.otlp), openapi: OTLP_DOCS }, schema: { params: RESOURCE_PARAMS },
   }, async (req, reply) => {
     const { ws, rid } = target(req)
     const format = otlpFormat(req)
     await ensureResource(ws, rid)
-    const out = await ingest.accept(request(req, 'otlp', format, ws, rid, idempotencyKey(req, opts.otlpContract)))
+    const out = await ingest.accept(request(req, INGEST_ROUTES.otlp, format, ws, rid, idempotencyKey(req, opts.otlpContract)))
     if (!out.ok) throw failure(out, opts.otlpContract)
     return otlpReply(reply, format, out.result.rejected, out.result.errorMessage)
   })
 
   app.post('/v1/logs', {
-    config: { auth: { contract: 'desktop', scope: SCOPES.logsWrite, kinds: ['access', 'sender'] }, openapi: LEGACY_DOCS },
+    config: { ...sender('desktop', INGEST_ROUTES.legacy), openapi: LEGACY_DOCS },
   }, async (req) => {
     const p = principalOf(req)
-    const out = await ingest.accept(request(req, 'legacy', 'json', p.workspaceId, ''), async (rid) => {
+    const out = await ingest.accept(request(req, INGEST_ROUTES.legacy, 'json', p.workspaceId, ''), async (rid) => {
       // The legacy route needs an exact resource grant: an all-resources token is not one.
       if (!req.isOwner && (p.resourceIds === null || !canReach(p, rid))) {
         throw new ForbiddenError('logs:write on this route needs an exact grant for the resource')

@@ -45,11 +45,11 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
   const resources = new KnownResources(db)
   const ensureResource = (ws: string, rid: string) => resources.ensure(ws, rid)
 
-  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead } } as const
+  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
   // Lookout extensions: the workspace-wide search, context, facets, saved searches.
   await searchRoutes(app, { store, cursors, search, resources })
   await savedSearchRoutes(app, { db, resources })
-  const desktop = { auth: { contract: 'desktop', scope: SCOPES.logsRead } } as const
+  const desktop = { auth: { contract: 'desktop', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
 
   app.get(`${P}/logs`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_LOGS_QUERY, description: ATTR_FILTERS_DOC } }, async (req, reply) => {
     const { ws, rid } = target(req)

@@ -21,7 +21,8 @@ const BASE = '/v1/workspaces/:workspace_id/saved-searches'
 
 export async function savedSearchRoutes(app: FastifyInstance, opts: SavedSearchRoutesOptions): Promise<void> {
   const { db, resources } = opts
-  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead } } as const
+  // Saved searches are shared by every log reader of the workspace, as on the cloud.
+  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id.toLowerCase()
   const wsOf = (req: FastifyRequest) => (req.params as { workspace_id: string }).workspace_id
 

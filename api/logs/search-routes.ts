@@ -27,7 +27,7 @@ interface Filters { start?: string; end?: string; severity?: string; q?: string;
 
 export async function searchRoutes(app: FastifyInstance, opts: SearchRoutesOptions): Promise<void> {
   const { store, cursors, search, resources } = opts
-  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead } } as const
+  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
 
   /** The resources a workspace-wide request reads: those named (each in the grant), else every one the token may read. */
   async function scopeOf(req: FastifyRequest, ws: string, named: string[] | undefined): Promise<readonly string[] | null> {

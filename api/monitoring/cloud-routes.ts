@@ -17,6 +17,7 @@ import { cloudNewCheck, cloudPatch, type MonitorChange } from './input.ts'
 import { MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY } from '../../monitor/index.ts'
 import { openIncidents, statusOf } from './views.ts'
 import { alertDeliveriesView, changeSubscription, getSubscription } from '../../alerting/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 export interface MonitoringRoutesOptions {
   db: Database
@@ -24,8 +25,9 @@ export interface MonitoringRoutesOptions {
 }
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id/monitoring'
-const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead } } as const
-const WRITE = { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } } as const
+const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead }, access: [SCOPES.monitorRead] } as const
+// Changing monitoring or alert routing: a desktop's owner only.
+const WRITE = { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite }, access: OWNER_ONLY } as const
 
 async function target(db: Database, req: FastifyRequest): Promise<{ ws: string; rid: string; p: Principal }> {
   const p = principalOf(req)

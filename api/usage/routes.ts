@@ -39,7 +39,7 @@ export function routeTemplate(route: string): string | null {
 
 export async function usageRoutes(app: FastifyInstance, opts: UsageRoutesOptions): Promise<void> {
   const { db, cursors, recorder } = opts
-  const usage = { auth: { contract: 'cloud', scope: SCOPES.usageRead } } as const
+  const usage = { auth: { contract: 'cloud', scope: SCOPES.usageRead }, access: [SCOPES.usageRead] } as const
 
   app.get(`${P}/api-usage`, { config: usage, schema: { params: WORKSPACE_PARAMS } }, async (req) => {
     const p = principalOf(req)
