@@ -1,6 +1,7 @@
 // A stored log row as the routes return it: every ingested field, times as
 // RFC 3339 strings with all nine fraction digits.
-import { SEARCHED_COLUMNS, formatNs, severityNameOf, type RowValue, type SearchedColumn, type StoredRow } from '../ingest/index.ts'
+import { SEARCHED_COLUMNS, severityNameOf, type RowValue, type SearchedColumn, type StoredRow } from '../ingest/index.ts'
+import { formatNs } from '../core/index.ts'
 import type { Position } from './filters.ts'
 
 export interface LogEvent {

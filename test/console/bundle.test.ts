@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import { DIST_DIR, ensureBuilt, firstLoadBytes } from '../../console/index.ts'
+import { DIST_DIR, ensureBuilt, firstLoadBytes } from '../../console/internal.ts'
 
 const BUDGET = 200 * 1024
 

@@ -8,7 +8,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { ALL_SCOPES, SCOPES, createToken } from '../../workspace/index.ts'
-import { OWNER_ONLY, accessTable, routeKey, undecidedRoutes } from '../../desktop/index.ts'
+import { OWNER_ONLY, accessTable, routeKey, undecidedRoutes } from '../../desktop/internal.ts'
 import { buildApp, registeredRoutes } from '../../api/index.ts'
 import { Client } from 'undici'
 import { freePort, httpReq, startTestDesktop, type Res } from './desktop-helpers.ts'

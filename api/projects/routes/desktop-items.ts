@@ -2,7 +2,7 @@
 // idempotent mutations, history and the assignment view.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ValidateFunction } from 'ajv'
-import { createAjv } from '../../../ingest/index.ts'
+import { createAjv } from '../../../core/index.ts'
 import { principalOf } from '../../auth/plugin.ts'
 import type { Database, Sql } from '../../../core/index.ts'
 import { RequestInvalid } from '../../../core/index.ts'
