@@ -10,12 +10,12 @@ import { BATCH_DOCS, LEGACY_DOCS, OTLP_DOCS } from '../openapi/ingest-docs.ts'
 import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach } from '../../workspace/index.ts'
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../core/index.ts'
+import { BadRequestError, ForbiddenError } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
 import { detail, toDetails } from '../../core/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { RESOURCE_PARAMS } from '../../workspace/index.ts'
-import { resourceExists } from '../../workspace/index.ts'
+import { KnownResources, target } from './resources.ts'
 import type { Contract } from '../edge/contract.ts'
 
 export interface IngestRoutesOptions {
@@ -27,19 +27,10 @@ export interface IngestRoutesOptions {
   otlpContract: Contract
 }
 
-const KNOWN_RESOURCES_MAX = 10_000
-
 export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptions): Promise<void> {
   const { db, ingest } = opts
-  // Resources are never deleted, so a positive answer can be remembered.
-  const known = new Set<string>()
-  const ensureResource = async (ws: string, rid: string): Promise<void> => {
-    const key = ws + '/' + rid
-    if (known.has(key)) return
-    if (!(await resourceExists(db, ws, rid))) throw new NotFoundError('resource')
-    if (known.size >= KNOWN_RESOURCES_MAX) known.clear()
-    known.add(key)
-  }
+  const resources = new KnownResources(db)
+  const ensureResource = (ws: string, rid: string) => resources.ensure(ws, rid)
 
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body))
@@ -93,11 +84,6 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
     if (!out.ok) throw failure(out, 'desktop')
     return { accepted: out.result.accepted, resource_id: out.result.resourceId }
   })
-}
-
-function target(req: FastifyRequest): { ws: string; rid: string } {
-  const p = req.params as { workspace_id: string; resource_id: string }
-  return { ws: p.workspace_id, rid: p.resource_id }
 }
 
 function mediaType(req: FastifyRequest): string {

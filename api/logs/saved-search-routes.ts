@@ -10,7 +10,7 @@ import type { Sql } from '../../core/index.ts'
 import { ForbiddenError, NotFoundError, RequestInvalid, detail } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach, SCOPES, WORKSPACE_PARAMS } from '../../workspace/index.ts'
-import type { KnownResources } from './query-shared.ts'
+import type { KnownResources } from './resources.ts'
 
 export interface SavedSearchRoutesOptions {
   db: Sql

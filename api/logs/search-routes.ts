@@ -11,7 +11,8 @@ import type { CursorCodec } from '../../core/index.ts'
 import { ForbiddenError, NotFoundError } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach, RESOURCE_PARAMS, SCOPES, WORKSPACE_PARAMS } from '../../workspace/index.ts'
-import { CLOUD_NAMES, filterOf, rangeOf, searchPage, target, type KnownResources } from './query-shared.ts'
+import { CLOUD_NAMES, filterOf, rangeOf, searchPage } from './query-shared.ts'
+import { target, type KnownResources } from './resources.ts'
 
 export interface SearchRoutesOptions {
   store: LogStore
