@@ -7,7 +7,7 @@ export { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, notificationFeed } from './notifica
 export { destinationView, listDestinations, subscriberOf } from './alerts/destinations.ts'
 export type { ResourceInfo } from './alerts/messages.ts'
 export { runOperation } from './alerts/operations.ts'
-export { readPolicy } from './alerts/routing.ts'
+export { readPolicy, routesView } from './alerts/routing.ts'
 export { changeSubscription, getSubscription } from './alerts/subscriptions.ts'
 export { ALERT_CHANGE } from './alerts/schemas.ts'
 export type { AlertValues, Operation } from './alerts/schemas.ts'

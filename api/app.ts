@@ -241,7 +241,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(pipelineRoute, { samples })
   if (sessions !== null) {
     const verifier = tokens
-    await app.register(consolePlugin, { sessions, verifyBearer: (b) => verifier.verify(b), dist: opts.consoleDist })
+    await app.register(consolePlugin, {
+      sessions, verifyBearer: (b) => verifier.verify(b), workspaceOfToken: async (id) => (await principalById(db, id))?.workspaceId ?? null, dist: opts.consoleDist,
+    })
   }
   // Last: its sampling must not count the schema compilation of the routes above.
   const maxDelay = opts.maxEventLoopDelayMs ?? APP_DEFAULTS.maxEventLoopDelayMs

@@ -2,7 +2,7 @@
 // contract names no scopes for them: reads need monitor:read, changes
 // resources:write (both with a grant for the resource, checked by the auth plugin).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createCheck, editCheck, findCheck, insertSource, listIncidents, listSources, listTransitions, revokeSource, sourceExists, toCheckView, IdTakenError, type SourceKind } from '../../monitor/index.ts'
+import { createCheck, editCheck, findCheck, insertSource, listIncidents, listSources, openResourceIncidents, listTransitions, revokeSource, sourceExists, toCheckView, IdTakenError, type SourceKind } from '../../monitor/index.ts'
 import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { createToken, revokeToken, type Principal } from '../../workspace/index.ts'
@@ -15,7 +15,7 @@ import { resourceExists } from '../../workspace/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { cloudNewCheck, cloudPatch, type MonitorChange } from './input.ts'
 import { MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY } from '../../monitor/index.ts'
-import { openIncidents, statusOf } from './views.ts'
+import { statusOf } from './views.ts'
 import { alertDeliveriesView, changeSubscription, getSubscription } from '../../alerting/index.ts'
 import { OWNER_ONLY } from '../../desktop/index.ts'
 
@@ -62,7 +62,7 @@ export async function cloudMonitoringRoutes(app: FastifyInstance, opts: Monitori
         const status = await statusOf(db, ws, rid, now)
         return {
           view: 'status', ...status,
-          open_incidents: await openIncidents(db, ws, rid),
+          open_incidents: await openResourceIncidents(db, ws, rid, 500),
           sources: await listSources(db, ws, rid),
           subscription: await getSubscription(db, ws, rid, subscriberOf(p)),
         }
