@@ -2,9 +2,10 @@
 // compiled once at start, errors turned into HTTP by one handler.
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import underPressure from '@fastify/under-pressure'
-import { createAjv, type Broker, type IngestService, type LogStore } from '../ingest/index.ts'
+import { type Broker, type IngestService, type LogStore } from '../ingest/index.ts'
+import { createAjv } from '../core/index.ts'
 import type { Database } from '../core/index.ts'
 import { auth, type AuthOptions } from './auth/plugin.ts'
 import { TokenVerifier, type TokenVerifierOptions } from '../workspace/index.ts'
@@ -40,7 +41,7 @@ import { grantRoutes } from './desktop/grant-routes.ts'
 import { profileRoutes } from './desktop/profile-routes.ts'
 import { loopbackGuard } from '../desktop/index.ts'
 import { grantAccess } from './desktop/access-plugin.ts'
-import type { DesktopService } from '../desktop/index.ts'
+import type { DeclaredRoute, DesktopService } from '../desktop/index.ts'
 import { requestUsage } from './usage/plugin.ts'
 import type { RecorderOptions } from '../workspace/index.ts'
 import { CursorCodec, serverSecret } from '../core/index.ts'
@@ -115,15 +116,11 @@ export interface AppOptions {
   consoleDist?: string
 }
 
-export interface RouteEntry {
-  method: string
-  url: string
-}
-const ROUTES = new WeakMap<FastifyInstance, readonly RouteEntry[]>()
+const ROUTES = new WeakMap<FastifyInstance, () => readonly DeclaredRoute[]>()
 
-/** The routes an app built by buildApp registered (method and pattern, HEAD included). */
-export function registeredRoutes(app: FastifyInstance): readonly RouteEntry[] {
-  return ROUTES.get(app) ?? []
+/** The routes an app built by buildApp registered (method, pattern, HEAD included, and the access rule each declared). */
+export function registeredRoutes(app: FastifyInstance): readonly DeclaredRoute[] {
+  return ROUTES.get(app)?.() ?? []
 }
 
 // Bodies are judged strictly (no coercion); query strings and paths are text, so coerce.
@@ -162,11 +159,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
     if (features !== '') reply.header('x-service-desktop-features', features)
   })
-  // Every route of this app, HEAD included (the desktop route-access test walks them).
-  const routes: RouteEntry[] = []
-  app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) routes.push({ method, url: r.url })
-  })
+  // Every route of this app, HEAD included (the desktop route-access test walks them). Their
+  // options are read when asked: a later onRoute hook may still add to a route's config (the docs').
+  const declared: RouteOptions[] = []
+  app.addHook('onRoute', (r) => { declared.push(r) })
+  const routes = () => declared.flatMap((r) => [r.method].flat().map((method) => ({ method, url: r.url, access: r.config?.access })))
   ROUTES.set(app, routes)
   // Before anything: the loopback listener's edge refuses browsers, chunked bodies and requests without a token.
   let tokens = opts.tokens
@@ -189,7 +186,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     sessionPrincipal: sessions === null ? undefined : sessionPrincipal(sessions, (id) => principalById(db, id)),
   })
   // The desktop service: every grant (token on the listener, act-as on the socket) meets the route-access table.
-  if (opts.loopback === true || opts.desktop !== undefined) await app.register(grantAccess, { loopback: opts.loopback === true })
+  if (opts.loopback === true || opts.desktop !== undefined) await app.register(grantAccess, { loopback: opts.loopback === true, routes })
   const cursors = new CursorCodec(await serverSecret(opts.db, 'cursor'))
   // Before the routes: its onResponse hook counts every request.
   await app.register(requestUsage, { db: opts.db, cursors, recorder: opts.recorder })
@@ -244,7 +241,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(pipelineRoute, { samples })
   if (sessions !== null) {
     const verifier = tokens
-    await app.register(consolePlugin, { sessions, verifyBearer: (b) => verifier.verify(b), dist: opts.consoleDist })
+    await app.register(consolePlugin, {
+      sessions, verifyBearer: (b) => verifier.verify(b), workspaceOfToken: async (id) => (await principalById(db, id))?.workspaceId ?? null, dist: opts.consoleDist,
+    })
   }
   // Last: its sampling must not count the schema compilation of the routes above.
   const maxDelay = opts.maxEventLoopDelayMs ?? APP_DEFAULTS.maxEventLoopDelayMs

@@ -4,6 +4,7 @@
 // /v1/ready is public for the same reason and names each dependency's state.
 import type { FastifyInstance } from 'fastify'
 import { DEPENDENCY_STATES, Readiness, type ReadinessCheck } from './readiness.ts'
+import { ANY_GRANT } from '../desktop/index.ts'
 
 export type { ReadinessCheck } from './readiness.ts'
 
@@ -56,7 +57,7 @@ const READY_SCHEMA = {
 
 export async function healthRoutes(app: FastifyInstance, opts: HealthOptions): Promise<void> {
   const readiness = opts.readiness ?? new Readiness(opts.checks ?? [])
-  const open = { auth: { contract: 'cloud', scope: null, public: true } } as const
+  const open = { auth: { contract: 'cloud', scope: null, public: true }, access: ANY_GRANT } as const
   app.get('/v1/health', { config: open, schema: HEALTH_SCHEMA }, async () => ({ status: 'ok', version: opts.version }))
 
   app.get('/v1/ready', { config: open, schema: READY_SCHEMA }, async (_req, reply) => {

@@ -1,4 +1,3 @@
 // Public surface of the collector stage: the remote probe agent (`lookout collector`).
-export { ObservationBuffer } from './buffer.ts'
 export { collectorCommand } from './command.ts'
 export { COLLECTOR_ERROR_CODES } from './errors.ts'

@@ -18,6 +18,8 @@ export interface ConsolePluginOptions {
   sessions: ConsoleSessions
   /** A pasted bearer token's principal, or null (unknown, malformed or revoked). */
   verifyBearer: (bearer: string) => Promise<ConsoleToken | null>
+  /** The workspace of a token that is not revoked, or null (the tokens are the workspace stage's). */
+  workspaceOfToken: (tokenId: string) => Promise<string | null>
   /** Where the built console lives; default console/dist (built there when missing). */
   dist?: string
 }
@@ -191,7 +193,8 @@ export async function consolePlugin(app: FastifyInstance, opts: ConsolePluginOpt
   }, async (req, reply) => {
     const id = cookieValue(req.headers.cookie, SESSION_COOKIE)
     void reply.header('cache-control', 'no-store')
-    const ws = id === undefined || id === '' ? null : await sessions.workspaceOf(id)
+    const tokenId = id === undefined || id === '' ? null : await sessions.tokenOf(id)
+    const ws = tokenId === null ? null : await opts.workspaceOfToken(tokenId)
     return ws === null ? { signed_in: false } : { signed_in: true, workspace_id: ws }
   })
 

@@ -68,21 +68,6 @@ export class ConsoleSessions {
     return row.token_id
   }
 
-  /**
-   * The workspace of a live session whose token is not revoked, or null: what the page
-   * needs to start its first requests at once (the tokens table is the api stage's;
-   * this stage's tables already reference it).
-   */
-  async workspaceOf(sessionId: string): Promise<string | null> {
-    if (!ID_RE.test(sessionId)) return null
-    const r = await this.#db.query<{ workspace_id: string; expires_at: Date }>(
-      `SELECT t.workspace_id, s.expires_at FROM console_sessions s JOIN tokens t ON t.id = s.token_id AND t.revoked_at IS NULL
-       WHERE s.id_hash = $1`, [hash(sessionId)])
-    const row = r.rows[0]
-    if (row === undefined || new Date(row.expires_at).getTime() <= this.#now()) return null
-    return row.workspace_id
-  }
-
   async close(sessionId: string): Promise<void> {
     if (ID_RE.test(sessionId)) await this.#db.query('DELETE FROM console_sessions WHERE id_hash = $1', [hash(sessionId)])
   }

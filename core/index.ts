@@ -1,16 +1,14 @@
 // Public surface of the core stage: what other stages use.
-export { openPglite, openPostgres, migrate, executeText } from './db/index.ts'
+export { openPglite, openPostgres, migrate } from './db/index.ts'
 export type { Database, Sql, MigrationSet } from './db/index.ts'
-export {
-  InvalidOptionError, RequestInvalid, ConflictError, NotFoundError, BadRequestError, ForbiddenError, SecretKeyMissingError, BAD_REQUEST_CODE, NotImplementedError,
-} from './errors.ts'
-export { createAjv, AJV_OPTIONS, addContractFormats } from './ajv.ts'
+export { InvalidOptionError, RequestInvalid, ConflictError, NotFoundError, BadRequestError, ForbiddenError, SecretKeyMissingError, BAD_REQUEST_CODE } from './errors.ts'
+export { createAjv } from './ajv.ts'
 export { issue, toIssues } from './issues.ts'
 export type { Issue } from './issues.ts'
 export { PollLoop } from './outbound/loop.ts'
 export { literalRefused, safeAgent, checkUrl } from './outbound/dispatcher.ts'
 export type { Resolver } from './outbound/dispatcher.ts'
-export { alertPolicy, LOCAL_ALERT_POLICY, alertPolicyOf, WEBHOOK_POLICY, classifyAddress } from './outbound/address.ts'
+export { alertPolicy, LOCAL_ALERT_POLICY, alertPolicyOf, WEBHOOK_POLICY } from './outbound/address.ts'
 export { CursorCodec } from './cursor.ts'
 export { SERVER_SECRET_MIGRATIONS, serverSecret, rotateServerSecret } from './server-secrets.ts'
 export { detail, toDetails, whereOf } from './detail.ts'

@@ -3,7 +3,7 @@
 // runtime directory (desktop/paths.ts), an optional loopback listener,
 // log retention and forwarding driven by settings (api/desktop/).
 import { parseArgs } from 'node:util'
-import { createWorkspace } from '../workspace/index.ts'
+import { createWorkspace, listWorkspaces } from '../workspace/index.ts'
 import { DesktopService, type DesktopServiceOptions, type ForwarderOptions } from '../desktop/index.ts'
 import { localAlertSettings } from '../alerting/index.ts'
 import { type Database } from '../core/index.ts'
@@ -45,8 +45,7 @@ export interface Desktop {
 
 /** A fresh desktop has one local workspace, so the owner's routes have one to act in. */
 async function ensureWorkspace(db: Database): Promise<void> {
-  const r = await db.query('SELECT 1 FROM workspaces LIMIT 1')
-  if (r.rows.length === 0) await createWorkspace(db, 'Local')
+  if ((await listWorkspaces(db)).length === 0) await createWorkspace(db, 'Local')
 }
 
 export async function startDesktop(options: DesktopOptions = {}): Promise<Desktop> {

@@ -6,6 +6,7 @@
 // invalid is dropped (counted) so it cannot block the queue forever.
 import { request } from 'undici'
 import type { Database } from '../core/index.ts'
+import { resourceSummaries } from '../workspace/index.ts'
 import { cloudBatchBody } from './forward-batch.ts'
 import { deferBatch, headOfQueue, settleBatch, type QueuedBatch } from './forward-queue.ts'
 
@@ -142,9 +143,7 @@ export class Forwarder {
     const key = this.#key(target, batch)
     const known = this.#resources.get(key)
     if (known !== undefined) return known
-    const local = await this.#db.query<{ external_id: string; name: string; kind: string }>(
-      'SELECT external_id, name, kind FROM resources WHERE workspace_id = $1 AND id = $2', [batch.workspaceId, batch.resourceId])
-    const r = local.rows[0]
+    const [r] = (await resourceSummaries(this.#db, batch.workspaceId, [batch.resourceId])).values()
     if (r === undefined) throw new Attempt(`local resource ${batch.resourceId} does not exist`, false)
     const found = await this.#call(target, 'GET', `/resources?external_id=${encodeURIComponent(r.external_id)}&limit=1`)
     if (found.status !== 200) throw new Attempt(`the cloud answered ${found.status} looking up resource ${r.external_id}: ${found.summary}`, true)

@@ -3,7 +3,7 @@
 // creation; only its hash is stored (workspace/identity/tokens.ts). The routes
 // are api/desktop/grant-routes.ts.
 import type { Sql } from '../core/index.ts'
-import { createToken, listTokens, revokeToken, type TokenInfo } from '../workspace/index.ts'
+import { createToken, listTokens, resourceSummaries, revokeToken, type TokenInfo } from '../workspace/index.ts'
 import { BadRequestError, NotFoundError } from '../core/index.ts'
 import { ALL_SCOPES, SCOPES } from '../workspace/index.ts'
 
@@ -53,8 +53,7 @@ export async function createGrant(db: Sql, ws: string, b: GrantBody): Promise<To
   const resources = b.resources === undefined || b.resources === 'all' ? 'all' : b.resources.map((r) => r.toLowerCase())
   checkShape(b, resources)
   if (resources !== 'all') {
-    const found = await db.query<{ id: string }>('SELECT id FROM resources WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [ws, resources])
-    const have = new Set(found.rows.map((r) => r.id))
+    const have = await resourceSummaries(db, ws, resources)
     const missing = resources.find((r) => !have.has(r))
     if (missing !== undefined) throw new NotFoundError(`resource ${missing}`)
   }

@@ -11,12 +11,13 @@ import { readSettings as readNotificationSettings, saveSettings as saveNotificat
 import { enqueueRows, forwardState, retryQueueNow, FORWARD_QUEUE_MAX_BYTES } from './forward-queue.ts'
 import { Forwarder, type ForwarderOptions, type ForwardTarget } from './forwarder.ts'
 import { merged, readDesktopSettings, saveDesktopSettings, viewOf, type DesktopSettings, type SettingsPatch } from './settings.ts'
+import type { DeclaredRoute } from './route-access.ts'
 
 export interface LoopbackHandle {
   url: string
   port: number
   /** Every route the listener serves (method and pattern). */
-  routes: readonly { method: string; url: string }[]
+  routes: readonly DeclaredRoute[]
   close(): Promise<void>
 }
 
@@ -184,7 +185,7 @@ export class DesktopService {
   }
 
   /** The routes of the running loopback listener; null while it is not listening. */
-  loopbackRoutes(): readonly { method: string; url: string }[] | null {
+  loopbackRoutes(): readonly DeclaredRoute[] | null {
     return this.#loopback?.routes ?? null
   }
 

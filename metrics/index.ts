@@ -1,6 +1,4 @@
 // Public surface of the metrics stage: what other stages use.
 export { LookoutMetrics } from './registry.ts'
-export type { IngestRouteLabel } from './registry.ts'
 export { PipelineSamples } from './samples.ts'
-export { METRICS, PROCESS_METRICS } from './names.ts'
 export { startMetricsListener } from './listener.ts'

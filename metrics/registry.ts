@@ -4,7 +4,8 @@
 // in a component (pool queue, loader stats, stream backlog, monitor stats) is
 // read when Prometheus scrapes, through collect() callbacks.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Broker, BrokerObserver, DecoderPool, IngestObserver, IngestService, Loader, LoaderObserver, LogStore, PublishResult } from '../ingest/index.ts'
+import { INGEST_ROUTES } from '../ingest/index.ts'
+import type { Broker, BrokerObserver, DecoderPool, IngestObserver, IngestRoute, IngestService, Loader, LoaderObserver, LogStore, PublishResult } from '../ingest/index.ts'
 import type { Monitor } from '../monitor/index.ts'
 import type { DeliveryObserver } from '../alerting/index.ts'
 import type { Database } from '../core/index.ts'
@@ -17,9 +18,8 @@ export interface MonitorObserver {
   checkRun(kind: string, result: string): void
 }
 
-/** What outbound delivery code (webhooks, alert notifications) reports per attempt. */
-export const INGEST_ROUTE_LABELS = ['json', 'otlp', 'legacy'] as const
-export type IngestRouteLabel = (typeof INGEST_ROUTE_LABELS)[number]
+/** The ingest routes' labels: the ingest stage's route kinds (a route declares its kind next to its handler). */
+const INGEST_ROUTE_LABELS = Object.values(INGEST_ROUTES)
 
 /** How long one scrape waits for a dependency's state before reporting it down. */
 const SCRAPE_TIMEOUT_MS = 1_500
@@ -108,7 +108,7 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver, Broker
     this.#httpErrors.inc([method, route, code])
   }
 
-  ingestAccepted(route: IngestRouteLabel, events: number, bytes: number, rejectedEvents: number, duplicateMessages: number): void {
+  ingestAccepted(route: IngestRoute, events: number, bytes: number, rejectedEvents: number, duplicateMessages: number): void {
     this.#ingestRequests.inc([route])
     this.#ingestEvents.inc([route], events)
     this.#ingestBytes.inc([route], bytes)
@@ -116,7 +116,7 @@ export class LookoutMetrics implements MonitorObserver, DeliveryObserver, Broker
     if (duplicateMessages > 0) this.#ingestDuplicates.inc([route], duplicateMessages)
   }
 
-  ingestRejected(route: IngestRouteLabel, reason: string, bytes: number): void {
+  ingestRejected(route: IngestRoute, reason: string, bytes: number): void {
     this.#ingestRejected.inc([route, reason])
     if (bytes > 0) this.#ingestBytesRejected.inc([route, reason], bytes)
   }

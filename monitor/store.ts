@@ -269,3 +269,21 @@ export async function listIncidents(db: Sql, workspaceId: string, resourceId: st
     more: r.rows.length > limit,
   }
 }
+
+/** Open incidents of a resource (however old), newest first: by `seq` (the order they opened in) or by `opened_at`. */
+export async function openResourceIncidents(db: Sql, workspaceId: string, resourceId: string, limit: number, order: 'seq' | 'opened_at' = 'seq'): Promise<IncidentView[]> {
+  const r = await db.query<{ id: string; check_id: string | null; kind: string; source_id: string | null; opened_at: Date; open_reason: string; notified_open: boolean; seq: number }>(
+    `SELECT id, check_id, kind, source_id, opened_at, open_reason, notified_open, seq::float8 AS seq FROM monitor_incidents
+     WHERE workspace_id = $1 AND resource_id = $2 AND closed_at IS NULL ORDER BY ${order === 'seq' ? 'seq' : 'opened_at'} DESC LIMIT $3`, [workspaceId, resourceId, limit])
+  return r.rows.map((i) => ({
+    id: i.id, check_id: i.check_id, kind: i.kind, source_id: i.source_id, state: 'open', opened_at: iso(i.opened_at) as string, open_reason: i.open_reason,
+    closed_at: null, close_reason: null, notified: i.notified_open, seq: i.seq,
+  }))
+}
+
+/** Which of these incidents are open (the others are closed or unknown). */
+export async function openIncidentIds(db: Sql, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const r = await db.query<{ id: string }>('SELECT id FROM monitor_incidents WHERE id = ANY($1::uuid[]) AND closed_at IS NULL', [[...ids]])
+  return new Set(r.rows.map((x) => x.id))
+}

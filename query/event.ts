@@ -1,7 +1,13 @@
 // A stored log row as the routes return it: every ingested field, times as
 // RFC 3339 strings with all nine fraction digits.
-import { SEARCHED_COLUMNS, formatNs, severityNameOf, type RowValue, type SearchedColumn, type StoredRow } from '../ingest/index.ts'
+import { SEARCHED_COLUMNS, severityNameOf, type RowValue, type SearchedColumn, type StoredRow } from '../ingest/index.ts'
+import { formatNs } from '../core/index.ts'
 import type { Position } from './filters.ts'
+
+/** Event times that read null when the row holds none (0). */
+export const NULLABLE_EVENT_TIMES = ['observed_timestamp'] as const
+/** Fields an event has beyond the row model's searched columns, with their TypeScript types. */
+export const DERIVED_EVENT_FIELDS = { severity: 'string' } as const
 
 export interface LogEvent {
   event_id: string
@@ -47,6 +53,14 @@ export function eventRowOf(r: StoredRow): EventRow {
   for (const c of SEARCHED_COLUMNS) out[searchKey(c)] = r[c.name]
   return out as EventRow
 }
+
+/** The event as the row model describes it (event-type.ts writes the browser's copy from the same rules). */
+type ModelEvent = { [C in SearchedColumn as C['name']]: C['kind'] extends 'ns' ? (C['name'] extends (typeof NULLABLE_EVENT_TIMES)[number] ? string | null : string) : RowValue<C['kind']> }
+  & { [K in keyof typeof DERIVED_EVENT_FIELDS]: string }
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+// Fails to compile when LogEvent above and the row model part ways (a column added, a type changed).
+const EVENT_FOLLOWS_MODEL: Same<LogEvent, ModelEvent> = true
+void EVENT_FOLLOWS_MODEL
 
 export function toEvent(r: EventRow): LogEvent {
   const sev = Number(r.severity_number)

@@ -2,7 +2,8 @@
 // few of them, in a single query (the `log` check of the monitor runs one per
 // evaluation). The filter's conditions are the search's own (sql.ts), so the
 // primary key, the daily partitions and the text and trace indexes apply.
-import { formatNs, severityNameOf, type LogStore, type QueryParams } from '../ingest/index.ts'
+import { severityNameOf, type LogStore, type QueryParams } from '../ingest/index.ts'
+import { formatNs } from '../core/index.ts'
 import { parseFilter } from './params.ts'
 import { filterConditions, indexBacked } from './sql.ts'
 import type { LogFilter } from './filters.ts'

@@ -1,6 +1,6 @@
 // Route parameters → a LogFilter. The JSON schemas have judged types, formats
 // and lengths; what is left is what a schema cannot say.
-import { parseIsoTime } from '../ingest/index.ts'
+import { parseIsoTime } from '../core/index.ts'
 import { severityFloor, type LogFilter } from './filters.ts'
 import { parseTextQuery, TextSyntaxError, type TextQuery } from './text.ts'
 import { parseAttrFilters } from './attrs.ts'

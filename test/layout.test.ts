@@ -1,5 +1,8 @@
 // The import boundaries of README "Layout": a stage reaches another only through
 // its index.ts, only along the allowed edges, and nothing reaches up to the edge.
+// Tests and benchmarks may also use a stage's internal surface (internal.ts: its
+// index.ts plus what only they need); production stages may not, and a stage's
+// index.ts holds only what other production stages use.
 import t from 'tap'
 import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
@@ -61,6 +64,7 @@ function judge(e: Edge): string | null {
   if (!allowed) return `${e.from} -> ${e.to}: ${stage} may not import ${target}`
   // A benchmark folder's index.ts is its entry (the sizing harness behind `lookout bench`).
   const surface = target === 'bench' ? /^bench\/[\w-]+\/index\.ts$/.test(e.to) : e.to === `${target}/index.ts`
+  if (e.to === `${target}/internal.ts`) return stage === 'bench' ? null : `${e.from} -> ${e.to}: ${target}/internal.ts is for tests and benchmarks only`
   if (target !== 'test' && !surface) return `${e.from} -> ${e.to}: not through ${target}/index.ts`
   return null
 }
@@ -105,6 +109,8 @@ t.test('the checker catches a deep import, a forbidden edge and a static harness
   t.match(judge({ from: 'deploy/cli.ts', to: 'bench/ingest/index.ts', dynamic: false }), /deploy may not import bench/)
   t.equal(judge({ from: 'deploy/cli.ts', to: 'bench/ingest/index.ts', dynamic: true }), null)
   t.equal(judge({ from: 'desktop/x.ts', to: 'workspace/index.ts', dynamic: false }), null)
+  t.match(judge({ from: 'desktop/x.ts', to: 'workspace/internal.ts', dynamic: false }), /internal.ts is for tests and benchmarks only/)
+  t.equal(judge({ from: 'bench/x/run.ts', to: 'workspace/internal.ts', dynamic: false }), null)
 })
 
 /** The files of a stage whose static imports (type-only ones included) go round in a circle. */
@@ -155,4 +161,49 @@ t.test('no files import each other in a circle', async (t) => {
   const circles = fileCircles()
   t.same(circles.filter((c) => !KNOWN_CIRCLES.includes(c)), [], 'no new circle')
   t.same(KNOWN_CIRCLES.filter((c) => !circles.includes(c)), [], 'every known circle still exists (remove the broken ones)')
+})
+
+// ---- each index.ts holds what other production stages use ----
+
+const EXPORT_LIST = /^export\s+(?:type\s+)?\{([^}]*)\}\s*from/gm
+const IMPORT_LIST = /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"](\.{1,2}\/[^'"]+)['"]/g
+const namesOf = (list: string, side: 0 | 1): string[] =>
+  list.split(',').map((p) => p.trim().replace(/^type\s+/, '')).filter((p) => p !== '').map((p) => p.split(/\s+as\s+/)[side === 0 ? 0 : p.split(/\s+as\s+/).length - 1] as string)
+/** Names a surface keeps without a static import: stage catalogues (read whole by test/errors-documented.test.ts) and dynamic imports. */
+const KEPT = (name: string): boolean => name.endsWith('_ERROR_CODES') || name === 'mcpCommand' || name === 'collectorCommand'
+
+/** Names of each stage's index.ts that no other production stage imports. */
+function unusedPublicNames(): string[] {
+  const used = new Map<string, Set<string>>()
+  for (const stage of Object.keys(ALLOWED)) {
+    if (stage === 'bench') continue
+    for (const file of sources(stage)) {
+      for (const m of readFileSync(join(root, file), 'utf8').matchAll(IMPORT_LIST)) {
+        const to = normalize(join(dirname(file), m[2] ?? ''))
+        const target = stageOf(to)
+        if (target === stage || to !== `${target}/index.ts`) continue
+        const set = used.get(target) ?? new Set<string>()
+        for (const n of namesOf(m[1] ?? '', 0)) set.add(n)
+        used.set(target, set)
+      }
+    }
+  }
+  const out: string[] = []
+  // deploy composes the process: its surface is the tests' and the benchmarks', nothing imports it.
+  for (const stage of Object.keys(ALLOWED).filter((s) => s !== 'bench' && s !== 'deploy')) {
+    const text = readFileSync(join(root, stage, 'index.ts'), 'utf8')
+    for (const m of text.matchAll(EXPORT_LIST)) {
+      for (const n of namesOf(m[1] ?? '', 1)) if (!KEPT(n) && used.get(stage)?.has(n) !== true) out.push(`${stage}: ${n}`)
+    }
+  }
+  return out.sort()
+}
+
+t.test('a stage\'s index.ts exports only what another production stage imports (tests and benchmarks use internal.ts)', async (t) => {
+  t.same(unusedPublicNames(), [], 'no name of a public surface serves only tests, benchmarks or nobody')
+  for (const stage of Object.keys(ALLOWED)) {
+    let text: string
+    try { text = readFileSync(join(root, stage, 'internal.ts'), 'utf8') } catch { continue }
+    t.match(text, /^export \* from '\.\/index\.ts'$/m, `${stage}/internal.ts extends the public surface`)
+  }
 })

@@ -5,7 +5,8 @@
 // clock. A crash rolls the whole batch back, so a row is dispatched exactly
 // once. Its second job fires due repeats and escalations. It only writes
 // rows: the sender does the network I/O.
-import type { OutboxPayload } from '../../monitor/index.ts'
+import { claimOutbox, markOutboxProcessed, type OutboxPayload } from '../../monitor/index.ts'
+import { resourceSummaries } from '../../workspace/index.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { insertIncidentNotification } from '../notifications/store.ts'
 import { queueDelivery, cancelQueued } from './deliveries.ts'
@@ -24,17 +25,13 @@ export interface DispatcherOptions {
   links?: MessageLinks
 }
 
-interface OutboxRow {
-  id: string
-  event_id: string
-  type: 'incident.opened' | 'incident.closed'
-  payload: OutboxPayload
-  occurred_at: Date
-  r_name: string | null
-  r_external_id: string | null
-}
-
 const ts = (n: number | null) => (n === null ? null : new Date(n).toISOString())
+
+/** How messages name a resource (its id when it is gone). */
+async function resourceInfo(tx: Sql, ws: string, rid: string): Promise<ResourceInfo> {
+  const [r] = (await resourceSummaries(tx, ws, [rid])).values()
+  return { id: rid, name: r?.name ?? rid, external_id: r?.external_id ?? '' }
+}
 
 export class AlertDispatcher {
   readonly #db: Database
@@ -69,23 +66,16 @@ export class AlertDispatcher {
   async #outbox(): Promise<{ rows: number; deliveries: number }> {
     return this.#db.transaction(async (tx) => {
       const now = this.#now()
-      const r = await tx.query<OutboxRow>(
-        `SELECT o.id::text AS id, o.event_id, o.type, o.payload, o.occurred_at, r.name AS r_name, r.external_id AS r_external_id
-         FROM monitor_outbox o LEFT JOIN resources r ON r.id = o.resource_id
-         WHERE o.processed_at IS NULL ORDER BY o.id LIMIT $1 FOR UPDATE OF o SKIP LOCKED`, [this.#batch])
+      const rows = await claimOutbox(tx, this.#batch)
       let deliveries = 0
-      for (const row of r.rows) {
+      for (const row of rows) {
         const p = row.payload
-        const resource: ResourceInfo = { id: p.resource_id, name: row.r_name ?? p.resource_id, external_id: row.r_external_id ?? '' }
+        const resource = await resourceInfo(tx, p.workspace_id, p.resource_id)
         await insertIncidentNotification(tx, p, resource.name)
         deliveries += await this.#route(tx, p, resource, now)
       }
-      if (r.rows.length > 0) {
-        await tx.query(
-          `UPDATE monitor_outbox SET processed_at = $2, claimed_by = $3, claimed_until = $2 WHERE id = ANY($1::bigint[])`,
-          [r.rows.map((x) => x.id), ts(now), this.#worker])
-      }
-      return { rows: r.rows.length, deliveries }
+      await markOutboxProcessed(tx, rows.map((x) => x.id), ts(now) as string, this.#worker)
+      return { rows: rows.length, deliveries }
     })
   }
 
@@ -156,18 +146,16 @@ export class AlertDispatcher {
       const r = await tx.query<{
         incident_id: string; workspace_id: string; resource_id: string; severity: string; payload: OutboxPayload; opened_at: Date
         repeats: number; next_repeat_at: Date | null; escalation_level: number; next_escalation_at: Date | null
-        r_name: string | null; r_external_id: string | null
       }>(
-        `SELECT ai.*, r.name AS r_name, r.external_id AS r_external_id
+        `SELECT ai.*
          FROM alert_incidents ai JOIN monitor_incidents mi ON mi.id = ai.incident_id AND mi.closed_at IS NULL
-           LEFT JOIN resources r ON r.id = ai.resource_id
          WHERE ai.closed_at IS NULL AND ai.acknowledged_at IS NULL AND ai.payload IS NOT NULL
            AND (ai.next_repeat_at <= $1 OR ai.next_escalation_at <= $1)
          ORDER BY ai.incident_id LIMIT 100 FOR UPDATE OF ai SKIP LOCKED`, [ts(now)])
       let queued = 0
       for (const i of r.rows) {
         const policy = await readPolicy(tx, i.resource_id)
-        const resource: ResourceInfo = { id: i.resource_id, name: i.r_name ?? i.resource_id, external_id: i.r_external_id ?? '' }
+        const resource = await resourceInfo(tx, i.workspace_id, i.resource_id)
         const alerts = policyAlerts(policy, 'opened', i.severity)
         let repeats = i.repeats
         let nextRepeat = i.next_repeat_at === null ? null : new Date(i.next_repeat_at).getTime()

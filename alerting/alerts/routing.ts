@@ -78,3 +78,33 @@ export async function readPolicy(db: Sql, rid: string): Promise<PolicyRow> {
 export function policyAlerts(p: PolicyRow, event: 'opened' | 'closed', severity: string): boolean {
   return p.enabled && p.configuration.events.includes(event) && (p.configuration.severities as string[]).includes(severity)
 }
+
+export interface RouteView {
+  destination_id: string
+  label: string
+  channel: string
+  paused: boolean
+  revision: number
+  /** A route carries alerts only to a verified, unpaused destination. */
+  active: boolean
+  created_at: string
+  updated_at: string
+}
+
+/** A resource's alert routes as an actor sees them: shared destinations and its own; how many others there are. */
+export async function routesView(db: Sql, rid: string, actor: string): Promise<{ routes: RouteView[]; other_routes: number }> {
+  const r = await db.query<{ destination_id: string; label: string; channel: string; shared: boolean; owner: string; verified: boolean; dpaused: boolean; paused: boolean; revision: number; created_at: Date; updated_at: Date }>(
+    `SELECT rt.destination_id, d.label, d.channel, d.shared, d.owner, d.verified_at IS NOT NULL AS verified, d.paused AS dpaused,
+       rt.paused, rt.revision, rt.created_at, rt.updated_at
+     FROM alert_routes rt JOIN alert_destinations d ON d.id = rt.destination_id
+     WHERE rt.resource_id = $1 AND d.removed_at IS NULL ORDER BY rt.created_at, rt.destination_id`, [rid])
+  const visible = r.rows.filter((x) => x.shared || x.owner === actor)
+  return {
+    routes: visible.map((x) => ({
+      destination_id: x.destination_id, label: x.label, channel: x.channel, paused: x.paused, revision: x.revision,
+      active: !x.paused && x.verified && !x.dpaused,
+      created_at: new Date(x.created_at).toISOString(), updated_at: new Date(x.updated_at).toISOString(),
+    })),
+    other_routes: r.rows.length - visible.length,
+  }
+}

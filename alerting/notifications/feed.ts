@@ -4,7 +4,8 @@
 // desktop can mirror it (new entries, read and archive changes, expiries).
 import type { Sql } from '../../core/index.ts'
 import type { NotificationView } from './store.ts'
-import { toView, type NotificationRow } from './store.ts'
+import { toView, withIncidentState, type NotificationRow } from './store.ts'
+import { resourceSummaries } from '../../workspace/index.ts'
 
 /** Largest page of the feed. */
 export const FEED_MAX_LIMIT = 500
@@ -15,25 +16,20 @@ export interface FeedItem extends NotificationView {
   resource: { id: string; external_id: string; name: string } | null
 }
 
-interface FeedRow extends NotificationRow {
-  r_external_id: string | null
-  r_name: string | null
-}
-
 /** A page of the whole inbox (archived entries included), oldest first, after the cursor (an inbox seq). */
 export async function notificationFeed(db: Sql, ws: string, after: string | undefined, limit: number): Promise<{ items: FeedItem[]; next_cursor: string | null }> {
-  const r = await db.query<FeedRow>(
-    `SELECT n.*, n.seq::text AS seq,
-       CASE WHEN n.incident_id IS NULL THEN NULL WHEN mi.closed_at IS NULL AND mi.id IS NOT NULL THEN 'open' ELSE 'closed' END AS incident_state,
-       r.external_id AS r_external_id, r.name AS r_name
-     FROM notifications n LEFT JOIN monitor_incidents mi ON mi.id = n.incident_id
-       LEFT JOIN resources r ON r.id = n.resource_id AND r.workspace_id = n.workspace_id
-     WHERE n.workspace_id = $1 AND n.seq > $2::bigint ORDER BY n.seq LIMIT $3`,
+  const r = await db.query<NotificationRow>(
+    'SELECT n.*, n.seq::text AS seq FROM notifications n WHERE n.workspace_id = $1 AND n.seq > $2::bigint ORDER BY n.seq LIMIT $3',
     [ws, after ?? '0', limit + 1])
-  const rows = r.rows.slice(0, limit)
-  const items = rows.map((n) => ({
-    ...toView(n),
-    resource: n.resource_id === null || n.r_external_id === null ? null : { id: n.resource_id, external_id: n.r_external_id, name: n.r_name ?? '' },
-  }))
-  return { items, next_cursor: r.rows.length > limit ? (rows[rows.length - 1] as FeedRow).seq : null }
+  const rows = await withIncidentState(db, r.rows.slice(0, limit))
+  // The resources' names are the workspace's: asked of it for the page.
+  const resources = await resourceSummaries(db, ws, [...new Set(rows.flatMap((n) => (n.resource_id === null ? [] : [n.resource_id])))])
+  const items = rows.map((n) => {
+    const res = n.resource_id === null ? undefined : resources.get(n.resource_id)
+    return {
+      ...toView(n),
+      resource: n.resource_id === null || res === undefined ? null : { id: n.resource_id, external_id: res.external_id, name: res.name },
+    }
+  })
+  return { items, next_cursor: r.rows.length > limit ? (rows[rows.length - 1] as NotificationRow).seq : null }
 }

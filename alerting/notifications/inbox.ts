@@ -5,7 +5,7 @@
 // (store.ts) keeps its single owner's read state on the notification itself.
 import type { Sql } from '../../core/index.ts'
 import { NotFoundError } from '../../core/index.ts'
-import { NOTIFICATION_COLUMNS, NOTIFICATION_FROM, toView, type NotificationRow, type NotificationView } from './store.ts'
+import { NOTIFICATION_COLUMNS, toView, withIncidentState, type NotificationRow, type NotificationView } from './store.ts'
 
 export const INBOX_FILTERS = ['all', 'unread'] as const
 export type InboxFilter = (typeof INBOX_FILTERS)[number]
@@ -32,10 +32,10 @@ const inboxView = (row: InboxRow): NotificationView => toView({ ...row, read_at:
 
 export async function inboxPage(db: Sql, r: Reader, filter: InboxFilter, limit: number, beforeSeq: string | null): Promise<{ items: NotificationView[]; last: string | null }> {
   const rows = await db.query<InboxRow>(
-    `SELECT ${NOTIFICATION_COLUMNS}, rd.read_at AS reader_read_at FROM ${NOTIFICATION_FROM} ${READ_JOIN}
+    `SELECT ${NOTIFICATION_COLUMNS}, rd.read_at AS reader_read_at FROM notifications n ${READ_JOIN}
      WHERE ${VISIBLE} AND ($4::bigint IS NULL OR n.seq < $4::bigint) ${filter === 'unread' ? 'AND rd.read_at IS NULL' : ''}
      ORDER BY n.seq DESC LIMIT $5`, [r.workspaceId, r.grant === null ? null : [...r.grant], r.reader, beforeSeq, limit + 1])
-  const page = rows.rows.slice(0, limit)
+  const page = await withIncidentState(db, rows.rows.slice(0, limit))
   const last = page[page.length - 1]
   return { items: page.map(inboxView), last: rows.rows.length > limit && last !== undefined ? last.seq : null }
 }
@@ -59,8 +59,8 @@ export async function inboxMark(db: Sql, r: Reader, id: string, read: boolean, n
     await db.query('DELETE FROM notification_reads WHERE notification_id = $1 AND reader = $2', [id.toLowerCase(), r.reader])
   }
   const v = await db.query<InboxRow>(
-    `SELECT ${NOTIFICATION_COLUMNS}, rd.read_at AS reader_read_at FROM ${NOTIFICATION_FROM} ${READ_JOIN} WHERE ${VISIBLE} AND n.id = $4`, params)
-  return inboxView(v.rows[0] as InboxRow)
+    `SELECT ${NOTIFICATION_COLUMNS}, rd.read_at AS reader_read_at FROM notifications n ${READ_JOIN} WHERE ${VISIBLE} AND n.id = $4`, params)
+  return inboxView((await withIncidentState(db, v.rows))[0] as InboxRow)
 }
 
 /** Every visible unread notification becomes read for the reader. */

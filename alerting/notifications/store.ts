@@ -3,7 +3,7 @@
 // archive, the notification_toasts setting, and 90-day expiry that spares
 // the entries of incidents still open.
 import { randomUUID } from 'node:crypto'
-import type { OutboxPayload } from '../../monitor/index.ts'
+import { openIncidentIds, type OutboxPayload } from '../../monitor/index.ts'
 import type { Sql } from '../../core/index.ts'
 import { NotFoundError } from '../../core/index.ts'
 import { severityOf, subjectOf } from '../alerts/messages.ts'
@@ -95,11 +95,15 @@ export interface ListQuery {
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-/** The columns of a notification with its incident's state, and where they come from (inbox.ts adds to both). */
-export const NOTIFICATION_COLUMNS = `n.*, n.seq::text AS seq,
-  CASE WHEN n.incident_id IS NULL THEN NULL WHEN mi.closed_at IS NULL AND mi.id IS NOT NULL THEN 'open' ELSE 'closed' END AS incident_state`
-export const NOTIFICATION_FROM = 'notifications n LEFT JOIN monitor_incidents mi ON mi.id = n.incident_id'
-const SELECT = `SELECT ${NOTIFICATION_COLUMNS} FROM ${NOTIFICATION_FROM}`
+/** The columns of a notification (inbox.ts adds to them); its incident's state is filled in by withIncidentState. */
+export const NOTIFICATION_COLUMNS = 'n.*, n.seq::text AS seq'
+const SELECT = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications n`
+
+/** Each row with its incident's state, asked of the monitor: open, closed (or gone), null without an incident. */
+export async function withIncidentState<R extends NotificationRow>(db: Sql, rows: readonly R[]): Promise<R[]> {
+  const open = await openIncidentIds(db, [...new Set(rows.flatMap((n) => (n.incident_id === null ? [] : [n.incident_id])))])
+  return rows.map((n) => ({ ...n, incident_state: n.incident_id === null ? null : open.has(n.incident_id) ? 'open' : 'closed' }))
+}
 
 /** A page of the inbox, newest first. Reading never marks anything read. */
 export async function listNotifications(db: Sql, ws: string, q: ListQuery): Promise<{ items: NotificationView[]; next_page: number | null }> {
@@ -119,7 +123,7 @@ export async function listNotifications(db: Sql, ws: string, q: ListQuery): Prom
   params.push(q.limit + 1, (q.page - 1) * q.limit)
   const r = await db.query<NotificationRow>(
     `${SELECT} WHERE ${where.join(' AND ')} ORDER BY n.seq DESC LIMIT $${params.length - 1} OFFSET $${params.length}`, params)
-  return { items: r.rows.slice(0, q.limit).map(toView), next_page: r.rows.length > q.limit ? q.page + 1 : null }
+  return { items: (await withIncidentState(db, r.rows.slice(0, q.limit))).map(toView), next_page: r.rows.length > q.limit ? q.page + 1 : null }
 }
 
 export async function unreadCount(db: Sql, ws: string): Promise<number> {
@@ -141,7 +145,7 @@ export async function notificationAction(db: Sql, ws: string, action: Exclude<No
   const r = await db.query<{ id: string }>(`UPDATE notifications SET ${SETS[action]} WHERE workspace_id = $1 AND id = $2 RETURNING id`, params)
   if (r.rows[0] === undefined) throw new NotFoundError('notification')
   const v = await db.query<NotificationRow>(`${SELECT} WHERE n.id = $1`, [id.toLowerCase()])
-  return toView(v.rows[0] as NotificationRow)
+  return toView((await withIncidentState(db, v.rows))[0] as NotificationRow)
 }
 
 /** Every unread notification becomes read (`localOnly`: not the cached portal entries, which the portal marks). */
@@ -153,10 +157,13 @@ export async function readAll(db: Sql, ws: string, now: number, localOnly = fals
 
 /** Deletes entries older than the retention, except those of incidents still open. */
 export async function expireNotifications(db: Sql, now: number, retentionMs = RETENTION_MS): Promise<number> {
+  const before = new Date(now - retentionMs).toISOString()
+  // The incidents still open among the expiring entries' (the monitor's answer); an incident never reopens.
+  const ids = await db.query<{ incident_id: string }>(
+    'SELECT DISTINCT incident_id FROM notifications WHERE created_at < $1 AND incident_id IS NOT NULL', [before])
+  const open = await openIncidentIds(db, ids.rows.map((x) => x.incident_id))
   const r = await db.query(
-    `DELETE FROM notifications n WHERE n.created_at < $1
-       AND NOT EXISTS (SELECT 1 FROM monitor_incidents mi WHERE mi.id = n.incident_id AND mi.closed_at IS NULL)`,
-    [new Date(now - retentionMs).toISOString()])
+    'DELETE FROM notifications n WHERE n.created_at < $1 AND (n.incident_id IS NULL OR n.incident_id <> ALL($2::uuid[]))', [before, [...open]])
   return r.rowCount
 }
 

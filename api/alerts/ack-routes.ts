@@ -6,8 +6,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Database } from '../../core/index.ts'
 import { ACK_PATH, ackLinkKey, confirmAckLink, readAckLink, type AckLinkView } from '../../alerting/index.ts'
+import { ANY_GRANT } from '../../desktop/index.ts'
 
-const PUBLIC = { auth: { contract: 'cloud', scope: null, public: true } } as const
+// Its signed, single-use token is the credential: any desktop grant may present it too.
+const PUBLIC = { auth: { contract: 'cloud', scope: null, public: true }, access: ANY_GRANT } as const
 const PARAMS = {
   type: 'object', required: ['token'],
   properties: { token: { type: 'string', minLength: 1, maxLength: 200, description: 'the link\'s signed token' } },

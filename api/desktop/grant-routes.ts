@@ -3,9 +3,10 @@ import type { FastifyInstance } from 'fastify'
 import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { GRANT_CREATE, createGrant, grantOf, listGrants, revokeGrant, type GrantBody } from '../../desktop/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 const uuid = { type: 'string', format: 'uuid' } as const
-const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: uuid } } as const
 const ID_PARAMS = { type: 'object', required: ['id'], properties: { id: uuid } } as const
 

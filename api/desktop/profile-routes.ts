@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify'
 import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { listStaff, setStaff, type StaffPatch } from '../../workspace/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
-const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: { type: 'string', format: 'uuid' } } } as const
 const ID_PARAMS = {
   type: 'object', required: ['staff_id'], properties: { staff_id: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },

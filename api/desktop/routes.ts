@@ -5,8 +5,9 @@ import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
 import { SETTINGS_PATCH_BODY } from '../../desktop/index.ts'
 import type { DesktopPatch, DesktopService } from '../../desktop/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
-const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: { type: 'string', format: 'uuid' } } } as const
 
 export async function desktopRoutes(app: FastifyInstance, opts: { service: DesktopService }): Promise<void> {

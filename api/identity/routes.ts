@@ -9,6 +9,7 @@ import { SCOPES } from '../../workspace/index.ts'
 import { WORKSPACE_PARAMS } from '../../workspace/index.ts'
 import { activeStaff, getStaff } from '../../workspace/index.ts'
 import { ROUTE_CATALOGUE } from './catalogue.ts'
+import { ANY_GRANT } from '../../desktop/index.ts'
 
 export const API_VERSION = '1.9.0'
 
@@ -62,7 +63,7 @@ async function workspaceOf(db: Database, id: string): Promise<{ id: string; name
 
 export async function identityRoutes(app: FastifyInstance, opts: IdentityRoutesOptions): Promise<void> {
   const { db } = opts
-  const any = { auth: { contract: 'cloud', scope: null } } as const
+  const any = { auth: { contract: 'cloud', scope: null }, access: ANY_GRANT } as const
 
   app.get('/v1/me', { config: any, schema: { summary: 'The caller: credential, workspace and staff member' } }, async (req) => {
     const p = principalOf(req)
@@ -87,7 +88,7 @@ export async function identityRoutes(app: FastifyInstance, opts: IdentityRoutesO
     return { items, next_cursor: null }
   })
 
-  app.get(`${P}/project-endpoint`, { config: { auth: { contract: 'cloud', scope: SCOPES.projectRead } }, schema: { params: WORKSPACE_PARAMS } }, async (req) => {
+  app.get(`${P}/project-endpoint`, { config: { auth: { contract: 'cloud', scope: SCOPES.projectRead }, access: [SCOPES.projectRead] }, schema: { params: WORKSPACE_PARAMS } }, async (req) => {
     const p = principalOf(req)
     const base = `${baseUrl(req)}/v1/workspaces/${p.workspaceId}`
     return {
@@ -116,7 +117,7 @@ export async function identityRoutes(app: FastifyInstance, opts: IdentityRoutesO
     }
   })
 
-  app.get(`${P}/api-entitlements`, { config: { auth: { contract: 'cloud', scope: SCOPES.usageRead } }, schema: { params: WORKSPACE_PARAMS } }, async (req) => {
+  app.get(`${P}/api-entitlements`, { config: { auth: { contract: 'cloud', scope: SCOPES.usageRead }, access: [SCOPES.usageRead] }, schema: { params: WORKSPACE_PARAMS } }, async (req) => {
     const p = principalOf(req)
     const ws = await workspaceOf(db, p.workspaceId)
     return {

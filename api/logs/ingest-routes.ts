@@ -4,18 +4,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   encodeExportLogsResponse, exportLogsResponseJson, UnsupportedMediaTypeError, PayloadTooLargeError,
-  type IngestRequest, type IngestService, type DecodeFailure,
+  INGEST_ROUTES, type IngestRequest, type IngestRoute, type IngestService, type DecodeFailure,
 } from '../../ingest/index.ts'
 import { BATCH_DOCS, LEGACY_DOCS, OTLP_DOCS } from '../openapi/ingest-docs.ts'
 import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach } from '../../workspace/index.ts'
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../core/index.ts'
+import { BadRequestError, ForbiddenError } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
 import { detail, toDetails } from '../../core/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { RESOURCE_PARAMS } from '../../workspace/index.ts'
-import { resourceExists } from '../../workspace/index.ts'
+import { KnownResources, target } from './resources.ts'
 import type { Contract } from '../edge/contract.ts'
 
 export interface IngestRoutesOptions {
@@ -27,19 +27,10 @@ export interface IngestRoutesOptions {
   otlpContract: Contract
 }
 
-const KNOWN_RESOURCES_MAX = 10_000
-
 export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptions): Promise<void> {
   const { db, ingest } = opts
-  // Resources are never deleted, so a positive answer can be remembered.
-  const known = new Set<string>()
-  const ensureResource = async (ws: string, rid: string): Promise<void> => {
-    const key = ws + '/' + rid
-    if (known.has(key)) return
-    if (!(await resourceExists(db, ws, rid))) throw new NotFoundError('resource')
-    if (known.size >= KNOWN_RESOURCES_MAX) known.clear()
-    known.add(key)
-  }
+  const resources = new KnownResources(db)
+  const ensureResource = (ws: string, rid: string) => resources.ensure(ws, rid)
 
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxBodyBytes }, (_req, body, done) => done(null, body))
@@ -51,37 +42,39 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
     return payload
   })
 
-  const sender = (contract: Contract) => ({
-    auth: { contract, scope: SCOPES.logsWrite, kinds: ['access', 'sender'] as const },
+  // Each route declares here its contract and token rule (auth), who may reach it with a desktop grant
+  // (access) and its kind (ingest: the decoder's route and the ingest metrics' label).
+  const sender = (contract: Contract, kind: IngestRoute) => ({
+    auth: { contract, scope: SCOPES.logsWrite, kinds: ['access', 'sender'] as const }, access: [SCOPES.logsWrite], ingest: kind,
   })
 
   // Bodies are decoded in worker threads, so no Fastify body schema: `openapi` documents them only.
   app.post('/v1/workspaces/:workspace_id/resources/:resource_id/logs', {
-    config: { ...sender('cloud'), openapi: BATCH_DOCS }, schema: { params: RESOURCE_PARAMS },
+    config: { ...sender('cloud', INGEST_ROUTES.json), openapi: BATCH_DOCS }, schema: { params: RESOURCE_PARAMS },
   }, async (req) => {
     const { ws, rid } = target(req)
     await ensureResource(ws, rid)
-    const out = await ingest.accept(request(req, 'json', 'json', ws, rid, idempotencyKey(req, 'cloud')))
+    const out = await ingest.accept(request(req, INGEST_ROUTES.json, 'json', ws, rid, idempotencyKey(req, 'cloud')))
     if (!out.ok) throw failure(out, 'cloud')
     return { accepted: out.result.accepted }
   })
 
   app.post('/v1/workspaces/:workspace_id/resources/:resource_id/otlp/v1/logs', {
-    config: { ...sender(opts.otlpContract), openapi: OTLP_DOCS }, schema: { params: RESOURCE_PARAMS },
+    config: { ...sender(opts.otlpContract, INGEST_ROUTES.otlp), openapi: OTLP_DOCS }, schema: { params: RESOURCE_PARAMS },
   }, async (req, reply) => {
     const { ws, rid } = target(req)
     const format = otlpFormat(req)
     await ensureResource(ws, rid)
-    const out = await ingest.accept(request(req, 'otlp', format, ws, rid, idempotencyKey(req, opts.otlpContract)))
+    const out = await ingest.accept(request(req, INGEST_ROUTES.otlp, format, ws, rid, idempotencyKey(req, opts.otlpContract)))
     if (!out.ok) throw failure(out, opts.otlpContract)
     return otlpReply(reply, format, out.result.rejected, out.result.errorMessage)
   })
 
   app.post('/v1/logs', {
-    config: { auth: { contract: 'desktop', scope: SCOPES.logsWrite, kinds: ['access', 'sender'] }, openapi: LEGACY_DOCS },
+    config: { ...sender('desktop', INGEST_ROUTES.legacy), openapi: LEGACY_DOCS },
   }, async (req) => {
     const p = principalOf(req)
-    const out = await ingest.accept(request(req, 'legacy', 'json', p.workspaceId, ''), async (rid) => {
+    const out = await ingest.accept(request(req, INGEST_ROUTES.legacy, 'json', p.workspaceId, ''), async (rid) => {
       // The legacy route needs an exact resource grant: an all-resources token is not one.
       if (!req.isOwner && (p.resourceIds === null || !canReach(p, rid))) {
         throw new ForbiddenError('logs:write on this route needs an exact grant for the resource')
@@ -91,11 +84,6 @@ export async function ingestRoutes(app: FastifyInstance, opts: IngestRoutesOptio
     if (!out.ok) throw failure(out, 'desktop')
     return { accepted: out.result.accepted, resource_id: out.result.resourceId }
   })
-}
-
-function target(req: FastifyRequest): { ws: string; rid: string } {
-  const p = req.params as { workspace_id: string; resource_id: string }
-  return { ws: p.workspace_id, rid: p.resource_id }
 }
 
 function mediaType(req: FastifyRequest): string {

@@ -11,7 +11,8 @@ import { ForbiddenError, RequestInvalid, detail } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach, RESOURCE_PARAMS, SCOPES, type Principal } from '../../workspace/index.ts'
 import type { Contract } from '../edge/contract.ts'
-import { CLOUD_NAMES, DESKTOP_NAMES, KnownResources, filterOf, rangeOf, searchPage, target } from './query-shared.ts'
+import { CLOUD_NAMES, DESKTOP_NAMES, filterOf, rangeOf, searchPage } from './query-shared.ts'
+import { KnownResources, target } from './resources.ts'
 import { searchRoutes } from './search-routes.ts'
 import { savedSearchRoutes } from './saved-search-routes.ts'
 
@@ -45,11 +46,11 @@ export async function queryRoutes(app: FastifyInstance, opts: QueryRoutesOptions
   const resources = new KnownResources(db)
   const ensureResource = (ws: string, rid: string) => resources.ensure(ws, rid)
 
-  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead } } as const
+  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
   // Lookout extensions: the workspace-wide search, context, facets, saved searches.
   await searchRoutes(app, { store, cursors, search, resources })
   await savedSearchRoutes(app, { db, resources })
-  const desktop = { auth: { contract: 'desktop', scope: SCOPES.logsRead } } as const
+  const desktop = { auth: { contract: 'desktop', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
 
   app.get(`${P}/logs`, { config: cloud, schema: { params: RESOURCE_PARAMS, querystring: CLOUD_LOGS_QUERY, description: ATTR_FILTERS_DOC } }, async (req, reply) => {
     const { ws, rid } = target(req)

@@ -1,21 +1,14 @@
 // What the log query route groups share: parameters → a filter (with the
-// contract's error shape), the registered-resource check, and a search page
-// as the routes answer it.
-import type { FastifyReply, FastifyRequest } from 'fastify'
+// contract's error shape) and a search page as the routes answer it (the
+// registered-resource check is resources.ts, shared with ingest).
+import type { FastifyReply } from 'fastify'
 import { decodeCursor, encodeCursor, parseFilter, type FilterInput, type LogFilter, type LogSearch, type ParamNames, type ParamProblem } from '../../query/index.ts'
-import type { CursorCodec, Sql } from '../../core/index.ts'
-import { NotFoundError, RequestInvalid, detail } from '../../core/index.ts'
-import { resourceExists } from '../../workspace/index.ts'
+import type { CursorCodec } from '../../core/index.ts'
+import { RequestInvalid, detail } from '../../core/index.ts'
 import type { Contract } from '../edge/contract.ts'
 
 export const CLOUD_NAMES: ParamNames = { start: 'start', end: 'end', severity: 'severity', text: 'q', traceId: 'trace_id' }
 export const DESKTOP_NAMES: ParamNames = { start: 'since', end: 'until', severity: 'severity', text: 'text', traceId: 'trace_id' }
-const KNOWN_RESOURCES_MAX = 10_000
-
-export function target(req: FastifyRequest): { ws: string; rid: string } {
-  const p = req.params as { workspace_id: string; resource_id: string }
-  return { ws: p.workspace_id, rid: p.resource_id }
-}
 
 export function invalid(problems: ParamProblem[], contract: Contract): RequestInvalid {
   return new RequestInvalid(problems.map((p) => detail(['query', p.param], p.msg, p.type, p.input)), contract === 'cloud' ? 422 : 400)
@@ -34,24 +27,6 @@ export function rangeOf(q: { start?: string; end?: string }, maxMs: number, cont
   if (!(endMs > startMs)) throw invalid([{ param: q.end === undefined ? 'start' : 'end', msg: 'end must be after start', type: 'value_error', input: q.end ?? q.start }], contract)
   if (endMs - startMs > maxMs) throw invalid([{ param: 'start', msg: `the range may span at most ${maxMs / 86_400_000} days`, type: 'value_error', input: q.start }], contract)
   return { startMs, endMs }
-}
-
-/** Whether a resource is registered in a workspace (404 otherwise); resources are never deleted, so a positive answer is remembered. */
-export class KnownResources {
-  readonly #db: Sql
-  readonly #known = new Set<string>()
-
-  constructor(db: Sql) {
-    this.#db = db
-  }
-
-  async ensure(ws: string, rid: string): Promise<void> {
-    const key = ws + '/' + rid
-    if (this.#known.has(key)) return
-    if (!(await resourceExists(this.#db, ws, rid))) throw new NotFoundError('resource')
-    if (this.#known.size >= KNOWN_RESOURCES_MAX) this.#known.clear()
-    this.#known.add(key)
-  }
 }
 
 /** One search page as the routes answer it, with the read statistics as headers. */

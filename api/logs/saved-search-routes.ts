@@ -10,7 +10,7 @@ import type { Sql } from '../../core/index.ts'
 import { ForbiddenError, NotFoundError, RequestInvalid, detail } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach, SCOPES, WORKSPACE_PARAMS } from '../../workspace/index.ts'
-import type { KnownResources } from './query-shared.ts'
+import type { KnownResources } from './resources.ts'
 
 export interface SavedSearchRoutesOptions {
   db: Sql
@@ -21,7 +21,8 @@ const BASE = '/v1/workspaces/:workspace_id/saved-searches'
 
 export async function savedSearchRoutes(app: FastifyInstance, opts: SavedSearchRoutesOptions): Promise<void> {
   const { db, resources } = opts
-  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead } } as const
+  // Saved searches are shared by every log reader of the workspace, as on the cloud.
+  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
   const idOf = (req: FastifyRequest) => (req.params as { id: string }).id.toLowerCase()
   const wsOf = (req: FastifyRequest) => (req.params as { workspace_id: string }).workspace_id
 

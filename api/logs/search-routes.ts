@@ -11,7 +11,8 @@ import type { CursorCodec } from '../../core/index.ts'
 import { ForbiddenError, NotFoundError } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach, RESOURCE_PARAMS, SCOPES, WORKSPACE_PARAMS } from '../../workspace/index.ts'
-import { CLOUD_NAMES, filterOf, rangeOf, searchPage, target, type KnownResources } from './query-shared.ts'
+import { CLOUD_NAMES, filterOf, rangeOf, searchPage } from './query-shared.ts'
+import { target, type KnownResources } from './resources.ts'
 
 export interface SearchRoutesOptions {
   store: LogStore
@@ -27,7 +28,7 @@ interface Filters { start?: string; end?: string; severity?: string; q?: string;
 
 export async function searchRoutes(app: FastifyInstance, opts: SearchRoutesOptions): Promise<void> {
   const { store, cursors, search, resources } = opts
-  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead } } as const
+  const cloud = { auth: { contract: 'cloud', scope: SCOPES.logsRead }, access: [SCOPES.logsRead] } as const
 
   /** The resources a workspace-wide request reads: those named (each in the grant), else every one the token may read. */
   async function scopeOf(req: FastifyRequest, ws: string, named: string[] | undefined): Promise<readonly string[] | null> {

@@ -6,12 +6,13 @@ import { principalOf } from '../auth/plugin.ts'
 import { createToken, listTokens, revokeToken } from '../../workspace/index.ts'
 import { NotFoundError } from '../../core/index.ts'
 import { getResource } from '../../workspace/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 export interface SenderRoutesOptions {
   db: Sql
 }
 
-const owner = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const owner = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 
 const SETUP_QUERY = {
   type: 'object',

@@ -5,8 +5,15 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { AuthInvalidError, AuthMissingError } from '../../workspace/index.ts'
-import { SCOPES } from '../../workspace/index.ts'
-import type { IngestRouteLabel, LookoutMetrics } from '../../metrics/index.ts'
+import type { LookoutMetrics } from '../../metrics/index.ts'
+import type { IngestRoute } from '../../ingest/index.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An ingest route's kind: its requests are counted in the ingest metrics under this label. */
+    ingest?: IngestRoute
+  }
+}
 
 export interface HttpMetricsOptions {
   metrics: LookoutMetrics
@@ -30,14 +37,6 @@ export function errorLabel(err: FastifyError): string {
   return FASTIFY_REASONS[code] ?? (err instanceof SyntaxError ? 'validation' : 'internal')
 }
 
-/** Which ingest route a route is, or null: ingest routes are the POST routes needing logs:write. */
-export function ingestRouteOf(method: string | string[], url: string, config: RouteOptions['config']): IngestRouteLabel | null {
-  if (method !== 'POST' || (config as { auth?: { scope?: string | null } } | undefined)?.auth?.scope !== SCOPES.logsWrite) return null
-  if (url === '/v1/logs') return 'legacy'
-  if (url.endsWith('/otlp/v1/logs')) return 'otlp'
-  return 'json'
-}
-
 type Hook = RouteOptions['onResponse']
 function append<T>(hooks: T | T[] | undefined, hook: T): T[] {
   return hooks === undefined ? [hook] : Array.isArray(hooks) ? [...hooks, hook] : [hooks, hook]
@@ -55,11 +54,11 @@ async function httpMetricsPlugin(app: FastifyInstance, opts: HttpMetricsOptions)
   const { metrics } = opts
   const errors = new WeakMap<FastifyRequest, string>()
 
-  // Each route gets its own hooks, closed over its template and ingest kind: nothing is
+  // Each route gets its own hooks, closed over its template and declared ingest kind: nothing is
   // looked up per request (a request's routeOptions is an object built on each access).
   app.addHook('onRoute', (route) => {
     const url = route.url
-    const ingest = ingestRouteOf(route.method, url, route.config)
+    const ingest = route.config?.ingest ?? null
     const onError = (req: FastifyRequest, _reply: FastifyReply, err: FastifyError, done: () => void) => {
       const label = errorLabel(err)
       errors.set(req, label)

@@ -6,10 +6,12 @@ import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
 import { ForbiddenError } from '../../core/index.ts'
 import type { PipelineSamples } from '../../metrics/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 export async function pipelineRoute(app: FastifyInstance, opts: { samples: PipelineSamples | null }): Promise<void> {
   app.get('/v1/pipeline', {
-    config: { auth: { contract: 'cloud', scope: null } },
+    // Process-wide figures: on a desktop service, the owner's.
+    config: { auth: { contract: 'cloud', scope: null }, access: OWNER_ONLY },
     schema: {
       summary: 'Lookout extension: this process\'s ingest pipeline over the last hour (accepted and stored events per second, JetStream backlog, refusals by reason, dead letters), sampled in process; scale-out deployments scrape /metrics of each process instead',
       tags: ['operations'],

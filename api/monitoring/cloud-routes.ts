@@ -2,7 +2,7 @@
 // contract names no scopes for them: reads need monitor:read, changes
 // resources:write (both with a grant for the resource, checked by the auth plugin).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createCheck, editCheck, findCheck, insertSource, listIncidents, listSources, listTransitions, revokeSource, sourceExists, toCheckView, IdTakenError, type SourceKind } from '../../monitor/index.ts'
+import { createCheck, editCheck, findCheck, insertSource, listIncidents, listSources, openResourceIncidents, listTransitions, revokeSource, sourceExists, toCheckView, IdTakenError, type SourceKind } from '../../monitor/index.ts'
 import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { createToken, revokeToken, type Principal } from '../../workspace/index.ts'
@@ -15,8 +15,9 @@ import { resourceExists } from '../../workspace/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { cloudNewCheck, cloudPatch, type MonitorChange } from './input.ts'
 import { MONITOR_CHANGE, MONITOR_SOURCE, MONITOR_SUBSCRIPTION, MONITORING_QUERY } from '../../monitor/index.ts'
-import { openIncidents, statusOf } from './views.ts'
+import { statusOf } from './views.ts'
 import { alertDeliveriesView, changeSubscription, getSubscription } from '../../alerting/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 export interface MonitoringRoutesOptions {
   db: Database
@@ -24,8 +25,9 @@ export interface MonitoringRoutesOptions {
 }
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id/monitoring'
-const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead } } as const
-const WRITE = { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } } as const
+const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead }, access: [SCOPES.monitorRead] } as const
+// Changing monitoring or alert routing: a desktop's owner only.
+const WRITE = { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite }, access: OWNER_ONLY } as const
 
 async function target(db: Database, req: FastifyRequest): Promise<{ ws: string; rid: string; p: Principal }> {
   const p = principalOf(req)
@@ -60,7 +62,7 @@ export async function cloudMonitoringRoutes(app: FastifyInstance, opts: Monitori
         const status = await statusOf(db, ws, rid, now)
         return {
           view: 'status', ...status,
-          open_incidents: await openIncidents(db, ws, rid),
+          open_incidents: await openResourceIncidents(db, ws, rid, 500),
           sources: await listSources(db, ws, rid),
           subscription: await getSubscription(db, ws, rid, subscriberOf(p)),
         }

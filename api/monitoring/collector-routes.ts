@@ -10,8 +10,10 @@ import { principalOf } from '../auth/plugin.ts'
 import { AuthInvalidError } from '../../workspace/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { COLLECTOR_CHECKS_QUERY, COLLECTOR_OBSERVATIONS } from './collector-schemas.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
-const AUTH = { auth: { contract: 'cloud', scope: SCOPES.monitorHeartbeat, kinds: ['collector'] } } as const
+// Remote collectors report to a cloud; a desktop service runs its checks itself (owner only there).
+const AUTH = { auth: { contract: 'cloud', scope: SCOPES.monitorHeartbeat, kinds: ['collector'] }, access: OWNER_ONLY } as const
 /** Sent by the collector; shown as the source's version. */
 export const COLLECTOR_VERSION_HEADER = 'x-lookout-collector-version'
 const POLL_STEP_MS = 500

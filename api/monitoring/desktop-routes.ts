@@ -12,14 +12,15 @@ import { SCOPES } from '../../workspace/index.ts'
 import { desktopFields, type DesktopCheckBody } from './input.ts'
 import { DESKTOP_ACTION, DESKTOP_CHECK, DESKTOP_MONITORING_QUERY, HEARTBEAT } from '../../monitor/index.ts'
 import { desktopOverview } from './views.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
-const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 
 export async function desktopMonitoringRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
   const { db } = opts
 
   app.get('/v1/monitoring', {
-    config: { auth: { contract: 'desktop', scope: SCOPES.monitorRead } }, schema: { querystring: DESKTOP_MONITORING_QUERY },
+    config: { auth: { contract: 'desktop', scope: SCOPES.monitorRead }, access: [SCOPES.monitorRead] }, schema: { querystring: DESKTOP_MONITORING_QUERY },
   }, async (req) => {
     const p = principalOf(req)
     const rid = (req.query as { resource_id: string }).resource_id.toLowerCase()
@@ -63,7 +64,7 @@ export async function desktopMonitoringRoutes(app: FastifyInstance, opts: { db: 
   })
 
   app.post('/v1/heartbeat', {
-    config: { auth: { contract: 'desktop', scope: SCOPES.monitorHeartbeat, kinds: ['access', 'source'] } }, schema: { body: HEARTBEAT },
+    config: { auth: { contract: 'desktop', scope: SCOPES.monitorHeartbeat, kinds: ['access', 'source'] }, access: [SCOPES.monitorHeartbeat] }, schema: { body: HEARTBEAT },
   }, async (req) => {
     const p = principalOf(req)
     const b = req.body as { resource_id: string; check_id: string }

@@ -8,6 +8,7 @@ import { NotFoundError } from '../../core/index.ts'
 import { RESOURCE_PARAMS } from '../../workspace/index.ts'
 import { resourceExists } from '../../workspace/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 const P = '/v1/workspaces/:workspace_id/resources/:resource_id/monitoring'
 const uuid = { type: 'string', format: 'uuid' } as const
@@ -23,7 +24,7 @@ export async function monitoringExtensionRoutes(app: FastifyInstance, opts: { db
   }
 
   app.get(`${P}/results`, {
-    config: { auth: { contract: 'cloud', scope: SCOPES.monitorRead } },
+    config: { auth: { contract: 'cloud', scope: SCOPES.monitorRead }, access: [SCOPES.monitorRead] },
     schema: {
       summary: 'Lookout extension: a check\'s recent observations, newest first (status, code, reason, latency)',
       params: RESOURCE_PARAMS,
@@ -39,7 +40,7 @@ export async function monitoringExtensionRoutes(app: FastifyInstance, opts: { db
   })
 
   app.post(`${P}/actions`, {
-    config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } },
+    config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite }, access: OWNER_ONLY },
     schema: {
       summary: 'Lookout extension: run a check now, pause, resume or delete it (at the revision the caller saw); delete answers {id, deleted, closed_incident_id}',
       params: RESOURCE_PARAMS,

@@ -14,7 +14,7 @@ import { principalOf } from '../auth/plugin.ts'
 import { incidentTimeline } from './timeline.ts'
 import { INCIDENT_PARAMS, INCIDENT_RESPONSE, OVERVIEW_QUERY, OVERVIEW_RESPONSE } from './overview-schemas.ts'
 
-const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead } } as const
+const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead }, access: [SCOPES.monitorRead] } as const
 /** Most deliveries one incident page lists (an incident with hourly reminders to many destinations stays bounded). */
 const INCIDENT_DELIVERIES = 200
 

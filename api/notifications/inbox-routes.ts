@@ -10,9 +10,10 @@ import { inboxMark, inboxPage, inboxReadAll, inboxUnread, subscriberOf, type Inb
 import { principalOf } from '../auth/plugin.ts'
 import type { FastifyRequest } from 'fastify'
 import { INBOX_ACTION, INBOX_ACTION_RESPONSE, INBOX_QUERY, INBOX_RESPONSE } from '../monitoring/overview-schemas.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 const P = '/v1/workspaces/:workspace_id/notifications'
-const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead } } as const
+const READ = { auth: { contract: 'cloud', scope: SCOPES.monitorRead }, access: [SCOPES.monitorRead] } as const
 const CURSOR = 'inbox'
 
 function readerOf(req: FastifyRequest): Reader {
@@ -43,7 +44,8 @@ export async function inboxRoutes(app: FastifyInstance, opts: { db: Database; cu
   })
 
   app.post(`${P}/actions`, {
-    config: READ,
+    // Marking the inbox is the owner's on a desktop, as the local inbox's actions are.
+    config: { ...READ, access: OWNER_ONLY },
     schema: {
       summary: 'Lookout extension: mark one notification read or unread, or every one read, for the caller only',
       params: WORKSPACE_PARAMS, body: INBOX_ACTION, response: INBOX_ACTION_RESPONSE,

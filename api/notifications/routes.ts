@@ -8,6 +8,7 @@ import { BadRequestError, ForbiddenError } from '../../core/index.ts'
 import { PortalOfflineError } from '../../desktop/index.ts'
 import { SCOPES } from '../../workspace/index.ts'
 import { portalNotificationSource } from '../../desktop/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 import {
   ACTIONS, listNotifications, notificationAction, readAll, readSettings, saveSettings, unreadCount,
   type ListQuery, type NotificationAction, NOTIFICATIONS_QUERY } from '../../alerting/index.ts'
@@ -29,7 +30,7 @@ const SETTINGS_BODY = {
 } as const
 
 const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: uuid } } as const
-const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 
 
 export interface NotificationRouteOptions {
@@ -50,7 +51,7 @@ export async function notificationRoutes(app: FastifyInstance, opts: Notificatio
   const { db } = opts
 
   app.get('/v1/notifications', {
-    config: { auth: { contract: 'desktop', scope: SCOPES.notificationsRead } }, schema: { querystring: NOTIFICATIONS_QUERY },
+    config: { auth: { contract: 'desktop', scope: SCOPES.notificationsRead }, access: [SCOPES.notificationsRead] }, schema: { querystring: NOTIFICATIONS_QUERY },
   }, async (req) => {
     const p = principalOf(req)
     if (p.resourceIds !== null) throw new ForbiddenError('notifications need a personal grant; a resource-scoped grant cannot read them')

@@ -8,6 +8,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { recordRoutes } from './catalogue.ts'
 import { transformRoute } from './transform.ts'
+import { ANY_GRANT } from '../../desktop/index.ts'
 
 export interface OpenApiOptions {
   version: string
@@ -40,9 +41,13 @@ async function openapiPlugin(app: FastifyInstance, opts: OpenApiOptions): Promis
     },
     transform: transformRoute as never,
   })
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list', deepLinking: true } })
+  // The reference page's routes are the plugin's: they declare here that any grant may read them.
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (r) => { r.config = { ...r.config, access: ANY_GRANT } })
+    await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { docExpansion: 'list', deepLinking: true } })
+  })
   app.get(OPENAPI_PATH, {
-    config: { auth: { contract: 'cloud', scope: null, public: true } },
+    config: { auth: { contract: 'cloud', scope: null, public: true }, access: ANY_GRANT },
     schema: {
       summary: 'This API\'s OpenAPI 3.1 document',
       querystring: { type: 'object', additionalProperties: false, properties: {} },

@@ -4,8 +4,9 @@
 import type { FastifyInstance } from 'fastify'
 import { principalOf } from '../auth/plugin.ts'
 import type { PortalService } from '../../desktop/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
-const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 const uuid = { type: 'string', format: 'uuid' } as const
 const WS_QUERY = { type: 'object', additionalProperties: false, properties: { workspace_id: uuid } } as const
 const RESOURCE_QUERY = {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Sql } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { RepositoryUnavailableError } from '../../workspace/index.ts'
-import { RESOURCE_PARAMS } from '../../workspace/index.ts'
+import { RESOURCE_PARAMS, SCOPES } from '../../workspace/index.ts'
 import { getResource } from '../../workspace/index.ts'
 import { GitError, GitMissing } from '../../workspace/index.ts'
 import { acquireMirrors, releaseMirrors } from '../../workspace/index.ts'
@@ -65,9 +65,10 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
     mirrors.refresh(rid, src, sshCommandFor(opts.runtime as RuntimeSecrets, join(opts.cacheDir, '.ssh'), ws, rid))
   }
   app.addHook('onClose', async () => releaseMirrors(mirrors))
+  // Any token may call them on the cloud; a desktop grant needs project scopes (they read source code; a refresh fetches).
   const auth = { auth: { contract: 'cloud', scope: null } } as const
 
-  app.get(P, { config: auth, schema: { params: RESOURCE_PARAMS, querystring: REPOSITORY_QUERY } }, async (req) => {
+  app.get(P, { config: { ...auth, access: [SCOPES.projectRead] }, schema: { params: RESOURCE_PARAMS, querystring: REPOSITORY_QUERY } }, async (req) => {
     const p = principalOf(req)
     const rid = (req.params as { resource_id: string }).resource_id
     const q = req.query as RepoQuery
@@ -117,7 +118,7 @@ export async function repositoryRoutes(app: FastifyInstance, opts: RepositoryRou
     }
   })
 
-  app.post(`${P}/refresh`, { config: auth, schema: { params: RESOURCE_PARAMS } }, async (req) => {
+  app.post(`${P}/refresh`, { config: { ...auth, access: [SCOPES.projectWrite] }, schema: { params: RESOURCE_PARAMS } }, async (req) => {
     const p = principalOf(req)
     const rid = (req.params as { resource_id: string }).resource_id
     const resource = await getResource(db, p.workspaceId, rid)

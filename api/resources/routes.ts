@@ -11,6 +11,7 @@ import { RESOURCE_CREATE, RESOURCE_LIST_QUERY, RESOURCE_PARAMS, RESOURCE_SERVICE
 import {
   associateService, getResource, listResources, registerResource, updateResource, type ResourceInput, type ResourcePatch,
 } from '../../workspace/index.ts'
+import { ANY_GRANT } from '../../desktop/index.ts'
 
 export interface ResourceRoutesOptions {
   db: Sql
@@ -21,8 +22,9 @@ const P = '/v1/workspaces/:workspace_id'
 
 export async function resourceRoutes(app: FastifyInstance, opts: ResourceRoutesOptions): Promise<void> {
   const { db, cursors } = opts
-  const read = { auth: { contract: 'cloud', scope: null } } as const
-  const write = { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } } as const
+  // Registering a resource is not a credential: any grant reads them.
+  const read = { auth: { contract: 'cloud', scope: null }, access: ANY_GRANT } as const
+  const write = { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite }, access: [SCOPES.resourcesWrite] } as const
 
   app.get(`${P}/resources`, { config: read, schema: { params: WORKSPACE_PARAMS, querystring: RESOURCE_LIST_QUERY } }, async (req) => {
     const p = principalOf(req)

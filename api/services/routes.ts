@@ -44,7 +44,7 @@ function decodeCursor(cursors: CursorCodec, kind: string, cursor: string | undef
 
 export async function serviceRoutes(app: FastifyInstance, opts: ServiceRoutesOptions): Promise<void> {
   const { db, cursors } = opts
-  const cloud = (scope: (typeof SCOPES)[keyof typeof SCOPES]) => ({ auth: { contract: 'cloud', scope } }) as const
+  const cloud = (scope: (typeof SCOPES)[keyof typeof SCOPES]) => ({ auth: { contract: 'cloud', scope }, access: [scope] }) as const
 
   const actorOf = async (req: FastifyRequest, permission: (typeof STAFF_PERMISSIONS)[keyof typeof STAFF_PERMISSIONS]): Promise<Actor> => {
     const p = principalOf(req)

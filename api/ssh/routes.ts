@@ -15,6 +15,7 @@ import { SSH_KEY_SET } from '../../workspace/index.ts'
 import { checkPrivateKey } from '../../workspace/index.ts'
 import { SecretBox } from '../../core/index.ts'
 import { deleteSshKey, getSshKey, putSshKey, type SshKeyInput } from '../../workspace/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 export interface SshRoutesOptions {
   db: Sql
@@ -50,12 +51,12 @@ export async function sshRoutes(app: FastifyInstance, opts: SshRoutesOptions): P
     return { ws, rid }
   }
 
-  app.get(PATH, { config: { auth: { contract: 'cloud', scope: null } }, schema: { params: RESOURCE_PARAMS } }, async (req) => {
+  app.get(PATH, { config: { auth: { contract: 'cloud', scope: null }, access: OWNER_ONLY }, schema: { params: RESOURCE_PARAMS } }, async (req) => {
     const { ws, rid } = await target(req)
     return getSshKey(db, ws, rid)
   })
 
-  app.put(PATH, { config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } }, schema: { params: RESOURCE_PARAMS, body: SSH_KEY_SET } }, async (req) => {
+  app.put(PATH, { config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite }, access: OWNER_ONLY }, schema: { params: RESOURCE_PARAMS, body: SSH_KEY_SET } }, async (req) => {
     if (box === null) throw new SecretKeyMissingError()
     const { ws, rid } = await target(req)
     const input = req.body as SshKeyInput
@@ -66,7 +67,7 @@ export async function sshRoutes(app: FastifyInstance, opts: SshRoutesOptions): P
     return putSshKey(db, box, ws, rid, input, facts)
   })
 
-  app.delete(PATH, { config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite } }, schema: { params: RESOURCE_PARAMS } }, async (req) => {
+  app.delete(PATH, { config: { auth: { contract: 'cloud', scope: SCOPES.resourcesWrite }, access: OWNER_ONLY }, schema: { params: RESOURCE_PARAMS } }, async (req) => {
     const { ws, rid } = await target(req)
     const removed = await deleteSshKey(db, ws, rid)
     return { resource_id: rid, removed: true, alias: removed.alias, destination: removed.destination, fingerprint: removed.fingerprint }

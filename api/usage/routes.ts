@@ -10,6 +10,7 @@ import { SCOPES } from '../../workspace/index.ts'
 import { WORKSPACE_PARAMS } from '../../workspace/index.ts'
 import { requireStaff, STAFF_PERMISSIONS } from '../../workspace/index.ts'
 import type { RequestRecorder } from '../../workspace/index.ts'
+import { consumption, dailyUsage, recordedRequests } from '../../workspace/index.ts'
 
 export interface UsageRoutesOptions {
   db: Database
@@ -39,18 +40,13 @@ export function routeTemplate(route: string): string | null {
 
 export async function usageRoutes(app: FastifyInstance, opts: UsageRoutesOptions): Promise<void> {
   const { db, cursors, recorder } = opts
-  const usage = { auth: { contract: 'cloud', scope: SCOPES.usageRead } } as const
+  const usage = { auth: { contract: 'cloud', scope: SCOPES.usageRead }, access: [SCOPES.usageRead] } as const
 
   app.get(`${P}/api-usage`, { config: usage, schema: { params: WORKSPACE_PARAMS } }, async (req) => {
     const p = principalOf(req)
     await recorder.flush()
-    const daily = await db.query<{ day: string; key_id: string; key_name: string | null; requests: string; client_errors: string; server_errors: string }>(
-      `SELECT to_char(d.day, 'YYYY-MM-DD') AS day, d.key_id, t.name AS key_name,
-              d.requests::text AS requests, d.client_errors::text AS client_errors, d.server_errors::text AS server_errors
-       FROM api_usage_daily d LEFT JOIN tokens t ON t.id::text = d.key_id
-       WHERE d.workspace_id = $1 AND d.day > (now() AT TIME ZONE 'UTC')::date - $2::int
-       ORDER BY d.day DESC, d.key_id`, [p.workspaceId, USAGE_DAYS])
-    const items = daily.rows.map((d) => ({
+    const daily = await dailyUsage(db, p.workspaceId, USAGE_DAYS)
+    const items = daily.map((d) => ({
       date: d.day,
       key_id: d.key_id,
       key_name: d.key_id === 'owner' ? 'local owner socket' : d.key_name,
@@ -64,19 +60,12 @@ export async function usageRoutes(app: FastifyInstance, opts: UsageRoutesOptions
       totals.client_errors += d.client_errors
       totals.server_errors += d.server_errors
     }
-    const c = await db.query<Record<string, string>>(
-      `SELECT (SELECT count(*) FROM resources WHERE workspace_id = $1)::text AS resources,
-              (SELECT count(*) FROM services WHERE workspace_id = $1)::text AS services,
-              (SELECT count(*) FROM service_time_entries WHERE workspace_id = $1 AND state <> 'voided')::text AS time_entries,
-              (SELECT coalesce(sum(minutes), 0) FROM service_time_entries WHERE workspace_id = $1 AND state = 'posted')::text AS posted_minutes,
-              (SELECT count(*) FROM tokens WHERE workspace_id = $1 AND revoked_at IS NULL)::text AS active_keys`, [p.workspaceId])
-    const row = c.rows[0] ?? {}
     return {
       workspace_id: p.workspaceId,
       days: USAGE_DAYS,
       totals,
       daily: items,
-      consumption: Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])),
+      consumption: await consumption(db, p.workspaceId),
     }
   })
 
@@ -85,28 +74,16 @@ export async function usageRoutes(app: FastifyInstance, opts: UsageRoutesOptions
     await requireStaff(db, p, req.isOwner, STAFF_PERMISSIONS.readRequestHistory)
     const q = req.query as { limit: number; cursor?: string; key_id?: string; request_id?: string; status?: number }
     await recorder.flush()
-    const params: unknown[] = [p.workspaceId]
-    let where = 'workspace_id = $1'
-    const add = (sql: string, v: unknown) => {
-      params.push(v)
-      where += ` AND ${sql.replace('?', `$${params.length}`)}`
-    }
-    if (q.key_id !== undefined) add('key_id = ?', q.key_id.toLowerCase())
-    if (q.request_id !== undefined) add('request_id = ?', q.request_id.toLowerCase())
-    if (q.status !== undefined) add('status = ?', q.status)
+    let before: [string, string] | null = null
     if (q.cursor !== undefined) {
       const v = cursors.decode('requests', q.cursor)
       if (v === null || v.length !== 2 || typeof v[0] !== 'string' || typeof v[1] !== 'string') {
         throw new RequestInvalid([detail(['query', 'cursor'], 'Invalid cursor', 'value_error')])
       }
-      params.push(v[0], v[1])
-      where += ` AND (at, id) < ($${params.length - 1}::timestamptz, $${params.length}::bigint)`
+      before = [v[0], v[1]]
     }
-    params.push(q.limit + 1)
-    const r = await db.query<{ id: string; at: string; key_id: string; request_id: string; method: string; route: string; status: number; duration_ms: number }>(
-      `SELECT id::text AS id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, key_id, request_id, method, route, status, duration_ms
-       FROM api_requests WHERE ${where} ORDER BY api_requests.at DESC, id DESC LIMIT $${params.length}`, params)
-    const rows = r.rows.slice(0, q.limit)
+    const found = await recordedRequests(db, p.workspaceId, { keyId: q.key_id, requestId: q.request_id, status: q.status }, before, q.limit + 1)
+    const rows = found.slice(0, q.limit)
     const last = rows[rows.length - 1]
     return {
       items: rows.map((x) => ({
@@ -119,7 +96,7 @@ export async function usageRoutes(app: FastifyInstance, opts: UsageRoutesOptions
         status: x.status,
         duration_ms: Math.round(Number(x.duration_ms) * 1000) / 1000,
       })),
-      next_cursor: r.rows.length > q.limit && last !== undefined ? cursors.encode('requests', [last.at, last.id]) : null,
+      next_cursor: found.length > q.limit && last !== undefined ? cursors.encode('requests', [last.at, last.id]) : null,
     }
   })
 }

@@ -13,6 +13,7 @@ import {
   createSubscription, deleteSubscription, getSubscriptionRow, listDeliveries, listSubscriptions, queueTest, retryDelivery, subscriptionView,
   updateSubscription, type DeliveryView, type SubscriptionInput, type SubscriptionPatch,
 } from '../../alerting/index.ts'
+import { OWNER_ONLY } from '../../desktop/index.ts'
 
 export interface WebhookRoutesOptions {
   db: Database
@@ -21,7 +22,7 @@ export interface WebhookRoutesOptions {
   secretKey?: Buffer
 }
 
-const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true } } as const
+const OWNER = { auth: { contract: 'desktop', scope: null, ownerOnly: true }, access: OWNER_ONLY } as const
 const CURSOR_KIND = 'webhook-deliveries'
 
 const wsOf = (req: FastifyRequest) => principalOf(req).workspaceId

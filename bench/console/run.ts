@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { loadConfig, startLookout } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
-import { firstLoadBytes, ensureBuilt } from '../../console/index.ts'
+import { firstLoadBytes, ensureBuilt } from '../../console/internal.ts'
 import { summarize } from '../lib/stats.ts'
 import { insertSelect, rareLine, type Shape } from '../search/generate.ts'
 

@@ -12,8 +12,8 @@ import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { mib, percentile, rssSampler } from '../lib/stats.ts'
 import { cpuBetween, cpuSnapshot, processCpuSeconds, type ThreadClassifier } from '../lib/procstat.ts'
 import { CPU_CATEGORIES, lookoutThreads } from '../ingest/pipeline.ts'
-import { decodeOtlpProtobuf } from '../../ingest/index.ts'
-import { newRowFields, RowWriter } from '../../ingest/index.ts'
+import { decodeOtlpProtobuf } from '../../ingest/internal.ts'
+import { newRowFields, RowWriter } from '../../ingest/internal.ts'
 
 // Lookout runs in this process: start it as `lookout serve` starts (deploy/lean-runtime.ts:
 // malloc arenas and threshold, V8's heap growing factor, buffers counted in the heap limit).

@@ -8,9 +8,8 @@ import { join } from 'node:path'
 import { connect } from '@nats-io/transport-node'
 import { headers as natsHeaders } from '@nats-io/transport-node'
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream'
-import {
-  DecoderPool, HEADER_ROWS, LIMITS, migrateLogStore, nowNs, openLogStore, ROW_FORMATS, type LogStore,
-} from '../../ingest/index.ts'
+import { DecoderPool, HEADER_ROWS, LIMITS, migrateLogStore, openLogStore, ROW_FORMATS, type LogStore } from '../../ingest/internal.ts'
+import { nowNs } from '../../core/index.ts'
 import { ManagedNats } from '../../deploy/index.ts'
 import type { Scenario } from './options.ts'
 import type { TrafficSource } from './traffic-source.ts'

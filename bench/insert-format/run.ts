@@ -4,7 +4,7 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createChdbConnection } from 'chdb/connection'
-import { LOG_COLUMNS, ROW_COLUMNS, ROW_FORMATS } from '../../ingest/index.ts'
+import { LOG_COLUMNS, ROW_COLUMNS, ROW_FORMATS } from '../../ingest/internal.ts'
 import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
 import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'

@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { decodeOtlpProtobuf, migrateLogStore, newRowFields, openLogStore, RowWriter, type LogStore } from '../../ingest/index.ts'
+import { decodeOtlpProtobuf, migrateLogStore, newRowFields, openLogStore, RowWriter, type LogStore } from '../../ingest/internal.ts'
 import { encodeProtobuf, makeRecords } from './traffic.ts'
 
 /** Requests 0..count-1 of the default traffic shape as stored-row bytes, request i received at receivedNs(i). */

@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import { Pool } from 'undici'
 import { LookoutMetrics } from '../../metrics/index.ts'
-import { httpMetrics } from '../../api/index.ts'
+import { httpMetrics } from '../../api/internal.ts'
 import { createLogger } from '../../core/index.ts'
 import { summarize } from '../lib/stats.ts'
 

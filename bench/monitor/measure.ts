@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { PerformanceObserver } from 'node:perf_hooks'
-import type { PhaseHook } from '../../monitor/index.ts'
+import type { PhaseHook } from '../../monitor/internal.ts'
 
 export interface PhaseFigures {
   count: number

@@ -3,8 +3,8 @@
 // prepared statement, with that backend's CPU read from /proc before and after.
 // Also prints each combination's plan. See README.md ("Page cost").
 import pg from 'pg'
-import { executeText, openPostgres } from '../../core/index.ts'
-import { projectStore } from '../../workspace/index.ts'
+import { executeText, openPostgres } from '../../core/internal.ts'
+import { projectStore } from '../../workspace/internal.ts'
 import { startTestPostgres } from '../../test/helpers/postgres.ts'
 import { listCases, seed } from './seed.ts'
 import { processCpuSeconds } from '../lib/procstat.ts'

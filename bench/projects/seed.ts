@@ -1,7 +1,7 @@
 // The benchmark's workspace: a large seeded task list (one INSERT ... SELECT) and the
 // filter combinations the list scenario cycles through. Shared by run.ts and page-cost.ts.
 import { randomUUID } from 'node:crypto'
-import { ALL_SCOPES, createToken, createWorkspace, projectStore, type ItemFilters } from '../../workspace/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, projectStore, type ItemFilters } from '../../workspace/internal.ts'
 import { migrate, type Database } from '../../core/index.ts'
 import { PG_MIGRATIONS } from '../../deploy/index.ts'
 

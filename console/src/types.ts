@@ -20,23 +20,8 @@ export interface Session {
   resources: Resource[]
 }
 
-export interface LogEvent {
-  event_id: string
-  resource_id: string
-  timestamp: string
-  received_at: string
-  severity: string
-  severity_text: string
-  severity_number: number
-  message: string
-  source: string
-  attributes: Record<string, string>
-  resource_attributes: Record<string, string>
-  scope_name: string
-  scope_version: string
-  trace_id: string
-  span_id: string
-}
+// Written from the row model (query/event-type.ts), not restated here.
+export type { LogEvent } from './log-event.ts'
 
 export const LEVELS = ['UNSET', 'TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const
 export const LEVEL_COLORS: Record<string, string> = {

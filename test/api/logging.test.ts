@@ -13,7 +13,7 @@ import { connect } from 'node:net'
 import { Writable } from 'node:stream'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
 import { buildApp } from '../../api/index.ts'
-import { createAjv } from '../../ingest/index.ts'
+import { createAjv } from '../../core/index.ts'
 import { loadConfig, startLookout } from '../../deploy/index.ts'
 import { tokenSecret } from '../helpers/lookout.ts'
 

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
-import { METRICS, PROCESS_METRICS, LookoutMetrics } from '../../metrics/index.ts'
+import { METRICS, PROCESS_METRICS, LookoutMetrics } from '../../metrics/internal.ts'
 import { buildApp } from '../../api/index.ts'
 import { openPostgres } from '../../core/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'

@@ -4,7 +4,7 @@ import t from 'tap'
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ObservationBuffer } from '../../collector/index.ts'
+import { ObservationBuffer } from '../../collector/internal.ts'
 
 type Obs = { id: number; observed_at: string }
 const dir = () => {

@@ -1,15 +1,22 @@
 // The console bundle: built from the sources by esbuild (nothing by hand),
 // within its budget of 200 KB compressed JS+CSS on first load, precompressed
-// copies that decompress to the originals, and its own typecheck.
+// copies that decompress to the originals, its own typecheck, and its copy of
+// the log event type written from the row model (query/event-type.ts).
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import { DIST_DIR, ensureBuilt, firstLoadBytes } from '../../console/index.ts'
+import { DIST_DIR, ensureBuilt, firstLoadBytes } from '../../console/internal.ts'
+import { renderLogEventType } from '../../query/internal.ts'
 
 const BUDGET = 200 * 1024
+
+t.test('the browser\'s LogEvent is the one written from the row model', async (t) => {
+  const file = readFileSync(new URL('../../console/src/log-event.ts', import.meta.url), 'utf8')
+  t.equal(file, renderLogEventType(), 'regenerate with: node query/event-type.ts > console/src/log-event.ts')
+})
 
 t.test('first load within 200 KB compressed', async (t) => {
   const m = await ensureBuilt()

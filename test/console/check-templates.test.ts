@@ -4,7 +4,7 @@
 // key the kind's schema knows, and a form value that is not a number must reach
 // the API as typed, so the API reports it with the other problems.
 import t from 'tap'
-import { ALL_KINDS, parseConfig, type Kind } from '../../monitor/index.ts'
+import { ALL_KINDS, parseConfig, type Kind } from '../../monitor/internal.ts'
 import { CONFIG_SCHEMAS } from '../../monitor/config.ts'
 import { FIELDS, KINDS, TEMPLATES, configOf, fieldOfLoc, valuesOf } from '../../console/src/components/check-fields.ts'
 

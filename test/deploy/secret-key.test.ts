@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { ALL_SCOPES, createToken, createWorkspace, openSshKey, registerResource } from '../../workspace/index.ts'
+import { ALL_SCOPES, createToken, createWorkspace, openSshKey, registerResource } from '../../workspace/internal.ts'
 import { SecretBox } from '../../core/index.ts'
 import { loadConfig, secretKeyPath, startLookout, type Lookout } from '../../deploy/index.ts'
 import { postgresAvailable, startTestPostgres } from '../helpers/postgres.ts'

@@ -4,7 +4,7 @@
 import t from 'tap'
 import { splitRows } from '../../desktop/forward-queue.ts'
 import { cloudBatchBody, cloudEventOf, isoFromNs } from '../../desktop/forward-batch.ts'
-import { encodeRows, parseStoredRow, readStoredRows } from '../../ingest/index.ts'
+import { encodeRows, parseStoredRow, readStoredRows } from '../../ingest/internal.ts'
 
 const row = (i: number, message = `m${i}`) => JSON.stringify({
   workspace_id: '11111111-1111-4111-8111-111111111111', resource_id: '22222222-2222-4222-8222-222222222222', received_at: 1, batch_id: 'b',

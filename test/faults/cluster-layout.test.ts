@@ -17,9 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Session } from 'chdb'
-import {
-  Broker, DecoderPool, IngestService, migrateLogStore, openLogStore, type LogStore, type QueryParams, type QueryResult, type RowBody, type RowFormat,
-} from '../../ingest/index.ts'
+import { Broker, DecoderPool, IngestService, migrateLogStore, openLogStore, type LogStore, type QueryParams, type QueryResult, type RowBody, type RowFormat } from '../../ingest/internal.ts'
 import { knownEventIds, storedBatchRows, storedEventIds } from '../../ingest/store/stored.ts'
 import { ManagedNats } from '../../deploy/index.ts'
 import { renderClusterSchema } from '../../deploy/clickhouse/render-schema.ts'

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { createWorkspace, registerResource } from '../../workspace/index.ts'
 import { migrate, openPglite } from '../../core/index.ts'
-import { ManualClock, Monitor, createCheck, findCheck, parseConfig, type CheckRow, type Kind, type MonitorOptions, type NewCheck } from '../../monitor/index.ts'
+import { ManualClock, Monitor, createCheck, findCheck, parseConfig, type CheckRow, type Kind, type MonitorOptions, type NewCheck } from '../../monitor/internal.ts'
 import type { Database } from '../../core/index.ts'
 import { PGLITE_TEMPLATES } from './lookout.ts'
 

@@ -3,7 +3,7 @@
 // ack wait, and the loader's redelivery checks are what keep it from being
 // stored twice. So the rows are read after a later request (a sentinel) is
 // stored, and again until that window has passed.
-import { ACK_WAIT_MS } from '../../ingest/index.ts'
+import { ACK_WAIT_MS } from '../../ingest/internal.ts'
 import type { TestLookout } from './lookout.ts'
 
 /** JetStream redelivers an unacknowledged message after the ack wait; a little more for the loader's flush. */

@@ -6,7 +6,7 @@
 // of a message already handed out.
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Loader, SUBJECTS, HEADER_ROWS, rowSubject } from '../../ingest/index.ts'
+import { Loader, SUBJECTS, HEADER_ROWS, rowSubject } from '../../ingest/internal.ts'
 import { RecentIds } from '../../ingest/loader/recent-ids.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 

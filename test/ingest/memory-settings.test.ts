@@ -5,7 +5,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DecoderPool, EMBEDDED_ENGINE_SETTINGS, engineArgs, openLogStore } from '../../ingest/index.ts'
+import { DecoderPool, EMBEDDED_ENGINE_SETTINGS, engineArgs, openLogStore } from '../../ingest/internal.ts'
 import { until } from '../helpers/until.ts'
 
 t.test('the embedded engine starts with the per-user cache sizes and the memory ceiling given', async (t) => {

@@ -6,7 +6,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LOG_COLUMNS, ROW_FORMATS, countStoredRows, encodeRows, migrateLogStore, openLogStore, readStoredRows, storedRowHead, type StoredRow } from '../../ingest/index.ts'
+import { LOG_COLUMNS, ROW_FORMATS, countStoredRows, encodeRows, migrateLogStore, openLogStore, readStoredRows, storedRowHead, type StoredRow } from '../../ingest/internal.ts'
 import { RowWriter, newRowFields } from '../../ingest/rows/rows.ts'
 import { NativeSink } from '../../ingest/rows/native-bytes.ts'
 

@@ -5,7 +5,7 @@
 // when the upgrade lands are loaded beside new ones (the loader inserts each
 // format on its own), and tailed.
 import t from 'tap'
-import { LOG_COLUMNS, ROW_FORMATS, SUBJECTS, parseStoredRow, readStoredRows, rowFormatOf, rowSubject, storedRowHead } from '../../ingest/index.ts'
+import { LOG_COLUMNS, ROW_FORMATS, SUBJECTS, parseStoredRow, readStoredRows, rowFormatOf, rowSubject, storedRowHead } from '../../ingest/internal.ts'
 import { RowWriter, newRowFields, type RowFields } from '../../ingest/rows/rows.ts'
 import { PreviousRowWriter } from './fixtures/previous-row-writer.ts'
 import { objectRowLine } from '../helpers/object-row.ts'

@@ -2,7 +2,7 @@
 // configuration, the size cap drops the oldest days first, and a message that
 // can never load goes to the dead-letter stream without blocking the rest.
 import t from 'tap'
-import { enforceSizeCap, migrateLogStore, SUBJECTS } from '../../ingest/index.ts'
+import { enforceSizeCap, migrateLogStore, SUBJECTS } from '../../ingest/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout({ env: { LOOKOUT_RETENTION_DAYS: '3' } })

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { createWorkspace, registerResource } from '../../workspace/index.ts'
 import { migrate, openPostgres, type Database } from '../../core/index.ts'
-import { ManualClock, Monitor, createCheck, parseConfig } from '../../monitor/index.ts'
+import { ManualClock, Monitor, createCheck, parseConfig } from '../../monitor/internal.ts'
 import { claimChecks, registerWorker, removeWorker } from '../../monitor/leases.ts'
 import { postgresAvailable, startPostgresServer, startTcp } from '../helpers/servers.ts'
 

@@ -2,7 +2,7 @@
 // runner at a time, the work is shared, a dead process's checks are taken over
 // within two intervals, and a result under a lost lease is fenced off.
 import t from 'tap'
-import { ManualClock, checkAction } from '../../monitor/index.ts'
+import { ManualClock, checkAction } from '../../monitor/internal.ts'
 import { startTcp } from '../helpers/servers.ts'
 import { harness } from '../helpers/monitor-harness.ts'
 

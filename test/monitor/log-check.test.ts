@@ -4,7 +4,7 @@
 // console link), recovery after two observations, `below` (silence), and the
 // filter table held equal to the log query route's.
 import t from 'tap'
-import { LOG_QUERY_FILTERS } from '../../monitor/index.ts'
+import { LOG_QUERY_FILTERS } from '../../monitor/internal.ts'
 import { CLOUD_TAIL_QUERY } from '../../query/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { startHttpReceiver, waitFor } from '../alerting/alerts/receivers.ts'

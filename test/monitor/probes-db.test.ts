@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, type AddressInfo } from 'node:net'
-import { DatabaseRunner, PROBE_REASONS, parseConfig, type Kind, type ProbeContext } from '../../monitor/index.ts'
+import { DatabaseRunner, PROBE_REASONS, parseConfig, type Kind, type ProbeContext } from '../../monitor/internal.ts'
 import {
   freePort, mariadbAvailable, mongodPath, postgresAvailable, redisAvailable, startMariadbServer, startMongoServer,
   startPostgresServer, startRedisServer, startTcp,

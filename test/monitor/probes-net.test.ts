@@ -3,7 +3,7 @@ import t from 'tap'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { HttpsRunner, IcmpRunner, TcpRunner, PROBE_REASONS, parseConfig, type ProbeContext } from '../../monitor/index.ts'
+import { HttpsRunner, IcmpRunner, TcpRunner, PROBE_REASONS, parseConfig, type ProbeContext } from '../../monitor/internal.ts'
 import { freePort, startHttp, startHttps, startTcp } from '../helpers/servers.ts'
 import { probeTarget } from '../helpers/probe-target.ts'
 

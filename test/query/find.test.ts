@@ -5,7 +5,7 @@
 // and facets against a GROUP BY of the same rows.
 import t from 'tap'
 import { SCOPES } from '../../workspace/index.ts'
-import { filterConditions } from '../../query/index.ts'
+import { filterConditions } from '../../query/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()

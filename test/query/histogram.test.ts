@@ -2,7 +2,7 @@
 // level equal to the rows stored, the filters of the search, the bucket width
 // picked from the range, every limit at its edge, the same grants.
 import t from 'tap'
-import { bucketSeconds } from '../../query/index.ts'
+import { bucketSeconds } from '../../query/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrateLogStore, openLogStore } from '../../ingest/index.ts'
-import { filterConditions, matchesAttrs, matchesText, parseTextQuery, TextSyntaxError, tokensOf, windowQuery, type AttrMatch, type LogFilter } from '../../query/index.ts'
+import { filterConditions, matchesAttrs, matchesText, parseTextQuery, TextSyntaxError, tokensOf, windowQuery, type AttrMatch, type LogFilter } from '../../query/internal.ts'
 
 // The engine and its rows come first, before any subtest is queued: once teardown is
 // registered, tap ends the file when it goes idle, even while top-level code awaits.

@@ -3,7 +3,7 @@
 // a severity floor, the whole-range window of a trace id), paged with several
 // limits, must come back as one ORDER BY over the whole table returns them.
 import t from 'tap'
-import { LogSearch, parseTextQuery, type LogFilter, type Position } from '../../query/index.ts'
+import { LogSearch, parseTextQuery, type LogFilter, type Position } from '../../query/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()

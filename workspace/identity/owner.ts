@@ -10,7 +10,10 @@ import { isUuid, type Principal } from './tokens.ts'
 
 export const OWNER_TOKEN_ID = 'owner'
 
-export function ownerResolver(db: Sql): (req: FastifyRequest) => Promise<Principal> {
+/** The local workspace a shared (portal) workspace uuid stands for, or null: the desktop stage answers it. */
+export type WorkspaceAlias = (sharedWorkspaceId: string) => Promise<string | null>
+
+export function ownerResolver(db: Sql, aliasOf: WorkspaceAlias): (req: FastifyRequest) => Promise<Principal> {
   const scopes: ReadonlySet<string> = new Set(ALL_SCOPES)
   return async (req) => {
     const named = (req.params as { workspace_id?: string }).workspace_id
@@ -19,8 +22,7 @@ export function ownerResolver(db: Sql): (req: FastifyRequest) => Promise<Princip
     let workspaceId = named !== undefined && isUuid(named) ? named.toLowerCase() : ''
     if (workspaceId !== '') {
       // A desktop shared with a portal is also named by the portal's workspace uuid (the shared workspace id).
-      const alias = await db.query<{ workspace_id: string }>('SELECT workspace_id FROM portal_connection WHERE portal_workspace_id = $1 LIMIT 1', [workspaceId])
-      workspaceId = alias.rows[0]?.workspace_id ?? workspaceId
+      workspaceId = (await aliasOf(workspaceId)) ?? workspaceId
     }
     if (workspaceId === '') {
       const r = await db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at, id LIMIT 1')

@@ -145,6 +145,13 @@ export async function getResource(db: Sql, workspaceId: string, id: string): Pro
   return (await withServices(db, r.rows))[0] as Resource
 }
 
+/** What other stages need to name resources (external id, name, kind), by id, for those of the ids registered in the workspace. */
+export async function resourceSummaries(db: Sql, workspaceId: string, ids: readonly string[]): Promise<Map<string, { external_id: string; name: string; kind: string }>> {
+  const r = await db.query<{ id: string; external_id: string; name: string; kind: string }>(
+    'SELECT id, external_id, name, kind FROM resources WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, [...ids]])
+  return new Map(r.rows.map((x) => [x.id, { external_id: x.external_id, name: x.name, kind: x.kind }]))
+}
+
 export async function resourceExists(db: Sql, workspaceId: string, id: string): Promise<boolean> {
   const r = await db.query('SELECT 1 FROM resources WHERE workspace_id = $1 AND id = $2', [workspaceId, id])
   return r.rows.length > 0

@@ -20,10 +20,11 @@ export interface ProjectRouteOptions {
 export const P = '/v1/workspaces/:workspace_id'
 
 // The spec names no scopes for the cloud project routes: reads need project:read, changes project:write.
-export const CLOUD_READ = { auth: { contract: 'cloud', scope: SCOPES.projectRead } } as const
-export const CLOUD_WRITE = { auth: { contract: 'cloud', scope: SCOPES.projectWrite } } as const
-export const DESKTOP_READ = { auth: { contract: 'desktop', scope: SCOPES.projectRead } } as const
-export const DESKTOP_WRITE = { auth: { contract: 'desktop', scope: SCOPES.projectWrite } } as const
+// A desktop grant needs the route's own scope (access).
+export const CLOUD_READ = { auth: { contract: 'cloud', scope: SCOPES.projectRead }, access: [SCOPES.projectRead] } as const
+export const CLOUD_WRITE = { auth: { contract: 'cloud', scope: SCOPES.projectWrite }, access: [SCOPES.projectWrite] } as const
+export const DESKTOP_READ = { auth: { contract: 'desktop', scope: SCOPES.projectRead }, access: [SCOPES.projectRead] } as const
+export const DESKTOP_WRITE = { auth: { contract: 'desktop', scope: SCOPES.projectWrite }, access: [SCOPES.projectWrite] } as const
 
 export function ctxOf(req: FastifyRequest, db: Database, workspaceId?: string): ProjectCtx {
   const p = principalOf(req)

@@ -2,7 +2,7 @@
 // idempotent mutations, history and the assignment view.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ValidateFunction } from 'ajv'
-import { createAjv } from '../../../ingest/index.ts'
+import { createAjv } from '../../../core/index.ts'
 import { principalOf } from '../../auth/plugin.ts'
 import type { Database, Sql } from '../../../core/index.ts'
 import { RequestInvalid } from '../../../core/index.ts'
@@ -15,7 +15,8 @@ import {
 } from '../../../workspace/index.ts'
 import { applyActionAny, type ActionInput } from '../../../workspace/index.ts'
 import { seesInternal, type ProjectCtx } from '../../../workspace/index.ts'
-import { ensureProject } from '../../../workspace/index.ts'
+import { ensureProject, listWorkspaces } from '../../../workspace/index.ts'
+import { isPortalAliasOf } from '../../../desktop/index.ts'
 import { projectIdempotent as idempotent } from '../../../workspace/index.ts'
 import {
   applyChanges, checkEditable, checkRevision, getItemRow, lockItem, toView, type ItemRow,
@@ -34,11 +35,9 @@ export async function desktopCtx(req: FastifyRequest, db: Database, named: strin
   const p = principalOf(req)
   if (named === undefined || named === p.workspaceId) return ctxOf(req, db)
   // The shared workspace id (the portal's workspace uuid) names the connected local workspace.
-  const alias = await db.query('SELECT 1 FROM portal_connection WHERE portal_workspace_id = $1 AND workspace_id = $2', [named.toLowerCase(), p.workspaceId])
-  if (alias.rows.length > 0) return ctxOf(req, db)
+  if (await isPortalAliasOf(db, named.toLowerCase(), p.workspaceId)) return ctxOf(req, db)
   if (!req.isOwner) throw new ForbiddenError('the token belongs to another workspace')
-  const r = await db.query('SELECT 1 FROM workspaces WHERE id = $1', [named])
-  if (r.rows.length === 0) throw new NotFoundError('workspace')
+  if ((await listWorkspaces(db, [named])).length === 0) throw new NotFoundError('workspace')
   return ctxOf(req, db, named)
 }
 

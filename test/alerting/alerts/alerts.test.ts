@@ -6,7 +6,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
-import { AlertDispatcher, AlertSender, alertSettings } from '../../../alerting/index.ts'
+import { AlertDispatcher, AlertSender, alertSettings } from '../../../alerting/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor, type Received } from './receivers.ts'
 

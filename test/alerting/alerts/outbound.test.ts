@@ -2,7 +2,7 @@
 // address classes, the policies, and real requests through the checked
 // dispatcher (names resolved by an injected resolver, the check itself real).
 import t from 'tap'
-import { alertPolicy, classifyAddress, safeAgent, WEBHOOK_POLICY } from '../../../core/index.ts'
+import { alertPolicy, classifyAddress, safeAgent, WEBHOOK_POLICY } from '../../../core/internal.ts'
 import { addressProblem } from '../../../alerting/alerts/channels.ts'
 import { postJson } from '../../../core/outbound/http.ts'
 import { startHttpReceiver } from './receivers.ts'

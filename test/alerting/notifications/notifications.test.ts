@@ -5,7 +5,7 @@
 // the portal refresh fails offline.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { expireNotifications, Toaster, type Toast } from '../../../alerting/index.ts'
+import { expireNotifications, Toaster, type Toast } from '../../../alerting/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { closedPort, waitFor } from '../alerts/receivers.ts'
 

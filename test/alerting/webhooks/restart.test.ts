@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { openPglite, type Database } from '../../../core/index.ts'
-import { PgReceiptStore, WebhookReceiver } from '../../../desktop/index.ts'
+import { PgReceiptStore, WebhookReceiver } from '../../../desktop/internal.ts'
 import { PGLITE_TEMPLATES, startTestLookout } from '../../helpers/lookout.ts'
 import { startHttpReceiver, waitFor, type Received } from '../alerts/receivers.ts'
 

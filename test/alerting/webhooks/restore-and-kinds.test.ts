@@ -4,7 +4,7 @@
 // source identity, reconfiguration required), with a real receiver.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { WebhookWorker } from '../../../alerting/index.ts'
+import { WebhookWorker } from '../../../alerting/internal.ts'
 import { setStaff } from '../../../workspace/index.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { startHttpReceiver } from '../alerts/receivers.ts'

@@ -6,7 +6,7 @@
 // real delivery checked as a receiver written from the spec would check it.
 import t from 'tap'
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
-import { WebhookWorker, signature as webhookSignature } from '../../../alerting/index.ts'
+import { WebhookWorker, signature as webhookSignature } from '../../../alerting/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { startHttpReceiver, type Received } from '../alerts/receivers.ts'
 

@@ -6,9 +6,9 @@
 // monitor role, so the only delivery worker is the one this test drives.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { ManualClock } from '../../../monitor/index.ts'
-import { MemoryReceiptStore, WebhookReceiver, type ReceiveResult } from '../../../desktop/index.ts'
-import { WebhookWorker, retryDelay, signature as webhookSignature } from '../../../alerting/index.ts'
+import { ManualClock } from '../../../monitor/internal.ts'
+import { MemoryReceiptStore, WebhookReceiver, type ReceiveResult } from '../../../desktop/internal.ts'
+import { WebhookWorker, retryDelay, signature as webhookSignature } from '../../../alerting/internal.ts'
 import { enqueueWebhookDeliveries } from '../../../workspace/projects/store/fanout.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { startHttpReceiver, type Received } from '../alerts/receivers.ts'

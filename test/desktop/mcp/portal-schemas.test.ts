@@ -5,7 +5,7 @@
 // each outputSchema is the route's response schema or the tool error envelope.
 // Against a real `lookout desktop` child process (the tool server needs one to start).
 import t from 'tap'
-import { PORTAL_REQUEST_SCHEMAS as Q } from '../../../desktop/index.ts'
+import { PORTAL_REQUEST_SCHEMAS as Q } from '../../../desktop/internal.ts'
 import { toJsonSchema } from '../../../desktop/mcp/schema.ts'
 import { TOOL_ERROR_SCHEMA } from '../../../desktop/mcp/server.ts'
 import { TOOLS } from '../../../desktop/mcp/tools.ts'

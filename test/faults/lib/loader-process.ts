@@ -6,7 +6,7 @@
 // first day's partition, as when a crash falls between the parts of a
 // multi-partition insert) and before any acknowledgement left.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Broker, Loader, encodeRows, readStoredRows, rowFormatOf, type LogStore, type LoaderOptions, type QueryParams, type QueryResult, type RowBody, type RowFormat, rowBodyWhole } from '../../../ingest/index.ts'
+import { Broker, Loader, encodeRows, readStoredRows, rowFormatOf, type LogStore, type LoaderOptions, type QueryParams, type QueryResult, type RowBody, type RowFormat, rowBodyWhole } from '../../../ingest/internal.ts'
 import type { TestLookout } from '../../helpers/lookout.ts'
 
 export type DeathMode = 'after-insert' | 'mid-insert'

@@ -11,7 +11,7 @@
 // one transaction at a time; there the burst checks the interleaving in the API.
 import t, { type Test } from 'tap'
 import pg from 'pg'
-import { readProjectEvents } from '../../../workspace/index.ts'
+import { readProjectEvents } from '../../../workspace/internal.ts'
 import { startTestLookout, type TestLookout } from '../../helpers/lookout.ts'
 import { postgresAvailable } from '../../helpers/postgres.ts'
 import { key, projectApi, settle, startOnPostgres } from './project-helpers.ts'

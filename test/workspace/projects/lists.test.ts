@@ -4,7 +4,7 @@ import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { key, projectApi, settle } from './project-helpers.ts'
-import { projectStore } from '../../../workspace/index.ts'
+import { projectStore } from '../../../workspace/internal.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())

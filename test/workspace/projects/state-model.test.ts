@@ -1,7 +1,7 @@
 // The work-state model as a table: every (state, action) pair, against the
 // transitions documented in workspace/projects/README.md.
 import t from 'tap'
-import { ACTIONS, WORK_STATES, nextState, type ActionName, type WorkState } from '../../../workspace/index.ts'
+import { ACTIONS, WORK_STATES, nextState, type ActionName, type WorkState } from '../../../workspace/internal.ts'
 
 const S = Object.values(WORK_STATES) as WorkState[]
 const live = (state: WorkState, reviewer: number | null = null) => ({ state, archived: false, deleted: false, reviewer })

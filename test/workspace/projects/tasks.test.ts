@@ -3,7 +3,7 @@
 // activity feed and the assignment outbox.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { readProjectEvents } from '../../../workspace/index.ts'
+import { readProjectEvents } from '../../../workspace/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { key, projectApi, settle } from './project-helpers.ts'
 

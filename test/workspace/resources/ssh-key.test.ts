@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { buildApp } from '../../../api/index.ts'
-import { openSshKey } from '../../../workspace/index.ts'
+import { openSshKey } from '../../../workspace/internal.ts'
 import { SecretBox } from '../../../core/index.ts'
 import { startTestLookout, retryWhenShed } from '../../helpers/lookout.ts'
 

@@ -1,0 +1,8 @@
+// The api stage's internal surface, for tests and benchmarks only (test/layout.test.ts
+// refuses it to production stages): the public surface (index.ts: what other stages use)
+// plus what only tests and benchmarks reach for.
+export * from './index.ts'
+export { httpMetrics } from './metrics/http.ts'
+export { healthRoutes } from './health.ts'
+export { requestUsage } from './usage/plugin.ts'
+export { auth } from './auth/plugin.ts'

@@ -1,0 +1,5 @@
+// The collector stage's internal surface, for tests and benchmarks only (test/layout.test.ts
+// refuses it to production stages): the public surface (index.ts: what other stages use)
+// plus what only tests and benchmarks reach for.
+export * from './index.ts'
+export { ObservationBuffer } from './buffer.ts'

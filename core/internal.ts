@@ -1,0 +1,6 @@
+// The core stage's internal surface, for tests and benchmarks only (test/layout.test.ts
+// refuses it to production stages): the public surface (index.ts: what other stages use)
+// plus what only tests and benchmarks reach for.
+export * from './index.ts'
+export { executeText } from './db/index.ts'
+export { classifyAddress } from './outbound/address.ts'

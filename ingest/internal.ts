@@ -1,0 +1,20 @@
+// The ingest stage's internal surface, for tests and benchmarks only (test/layout.test.ts
+// refuses it to production stages): the public surface (index.ts: what other stages use)
+// plus what only tests and benchmarks reach for.
+export * from './index.ts'
+export { SUBJECTS, HEADER_ROWS, rowSubject } from './broker/broker.ts'
+export type { LoaderOptions } from './loader/loader.ts'
+export { rowBodyWhole } from './rows/row-body.ts'
+export type { RowBody } from './rows/row-body.ts'
+export { MERGE_SETTINGS } from './store/schema.ts'
+export { countStoredRows, parseStoredRow } from './rows/rows.ts'
+export type { RowFormat } from './rows/rows.ts'
+export { LOG_COLUMNS, ROW_COLUMNS } from './row-model.ts'
+export { EMBEDDED_ENGINE_SETTINGS, engineArgs } from './store/engine-settings.ts'
+export { RowWriter, newRowFields, resetRowFields } from './rows/rows.ts'
+export type { RowFields } from './rows/rows.ts'
+export type { DecodeContext } from './decode/context.ts'
+export { decodeOtlpProtobuf } from './decode/otlp-proto.ts'
+export { decodeOtlpJson } from './decode/otlp-json.ts'
+export { RecordSink, addAttr, childKey, doubleJson, uint64Decimal } from './decode/otlp-map.ts'
+export { ACK_WAIT_MS } from './broker/broker.ts'

@@ -1,0 +1,13 @@
+// The monitor stage's internal surface, for tests and benchmarks only (test/layout.test.ts
+// refuses it to production stages): the public surface (index.ts: what other stages use)
+// plus what only tests and benchmarks reach for.
+export * from './index.ts'
+export type { MonitorOptions, PhaseHook } from './scheduler.ts'
+export { ManualClock } from './clock.ts'
+export { ALL_KINDS } from './kinds.ts'
+export { HttpsRunner } from './probes/https.ts'
+export { TcpRunner } from './probes/tcp.ts'
+export { IcmpRunner } from './probes/icmp.ts'
+export { DatabaseRunner } from './probes/database.ts'
+export type { ProbeContext } from './probes/index.ts'
+export { LOG_QUERY_FILTERS } from './log-config.ts'
