@@ -9,6 +9,7 @@
 // database made from it. The file is a SHA-256 of the tar, then the tar:
 // PGlite fails on a damaged tar outside the promise it returns (an unhandled
 // rejection), so nothing damaged may reach it.
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, unlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -52,7 +53,7 @@ function sha256(bytes: Uint8Array): Buffer {
 }
 
 /** The template's tar, or null when there is none, it is damaged, or its directory is not private. */
-export function readTemplate(templateDir: string, kind?: string): Blob | null {
+export function readTemplate(templateDir: string, kind?: string): Uint8Array | null {
   let file: Buffer
   try {
     if (!privateDir(templateDir)) return null
@@ -62,7 +63,7 @@ export function readTemplate(templateDir: string, kind?: string): Blob | null {
   }
   const tar = file.subarray(DIGEST_BYTES)
   if (file.byteLength <= DIGEST_BYTES || !sha256(tar).equals(file.subarray(0, DIGEST_BYTES))) return null
-  return new Blob([new Uint8Array(tar.buffer as ArrayBuffer, tar.byteOffset, tar.byteLength)])
+  return tar
 }
 
 /** Keeps a just-initialized cluster as the template; written whole (rename) so a reader never sees part of one. */
@@ -95,4 +96,15 @@ export function pruneTemplates(templateDir: string, prefix: string, keep: number
       // another process pruned it
     }
   }
+}
+
+/**
+ * Unpacks a template's tar into an empty directory with the system's tar: about
+ * 0.5 s of CPU for the ~45 MB of a migrated cluster, where PGlite's own unpacking
+ * (one call through its WebAssembly file system per file) takes 2 s. Its entries
+ * are absolute (`/PG_VERSION`): GNU tar makes them relative to `-C`. Throws when
+ * tar is missing or fails; the caller then lets PGlite unpack it.
+ */
+export function unpackTemplate(tar: Uint8Array, dataDir: string): void {
+  execFileSync('tar', ['-xz', '--no-same-owner', '-C', dataDir], { input: tar, stdio: ['pipe', 'ignore', 'pipe'], timeout: 60_000 })
 }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { dropTemplate, pruneTemplates, readTemplate, saveTemplate } from './pglite-template.ts'
+import { dropTemplate, pruneTemplates, readTemplate, saveTemplate, unpackTemplate } from './pglite-template.ts'
 import { migrate, type MigrationSet } from './migrate.ts'
 import { PGLITE_START_PARAMS } from './pglite-settings.ts'
 import { PreparedTexts } from './pglite-prepared.ts'
@@ -83,18 +83,29 @@ function wrapDatabase(db: PGlite): Database {
 
 /** A fresh directory made from the `kind` template; null when there is none (or it would not load: then it is dropped). */
 async function fromTemplate(dataDir: string, templateDir: string, kind?: string): Promise<PGlite | null> {
-  mkdirSync(dataDir, { recursive: true })
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   // None, damaged or unsafe: the slow way, and a good template replaces a damaged one.
   const template = readTemplate(templateDir, kind)
   if (template === null) return null
   try {
-    return await PGlite.create(dataDir, { loadDataDir: template, startParams: [...PGLITE_START_PARAMS] })
+    unpackTemplate(template, dataDir)
+    return await PGlite.create(dataDir, { startParams: [...PGLITE_START_PARAMS] })
+  } catch {
+    // No usable tar here: PGlite unpacks it itself.
+    emptyDir(dataDir)
+  }
+  try {
+    return await PGlite.create(dataDir, { loadDataDir: new Blob([template as Uint8Array<ArrayBuffer>]), startParams: [...PGLITE_START_PARAMS] })
   } catch {
     // A template this PGlite cannot load: forget it and make the directory the slow way.
     dropTemplate(templateDir, kind)
-    for (const f of readdirSync(dataDir)) rmSync(join(dataDir, f), { recursive: true, force: true })
+    emptyDir(dataDir)
     return null
   }
+}
+
+function emptyDir(dir: string): void {
+  for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true })
 }
 
 async function createPglite(dataDir: string, templateDir: string | undefined): Promise<PGlite> {

@@ -109,6 +109,19 @@ t.test('a fresh directory with migrations keeps a migrated template; the next st
   await healed.close()
 })
 
+t.test('without a tar program the template is unpacked by PGlite itself', async (t) => {
+  const path = process.env.PATH
+  process.env.PATH = join(root, 'no-programs-here')
+  t.teardown(() => { process.env.PATH = path })
+  const kept = [templatePath(join(root, 'cache-a')), ...migratedFiles(join(root, 'cache-m')).map((f) => join(root, 'cache-m', f))]
+  const times = kept.map((f) => statSync(f).mtimeMs)
+  await roundTrip(t, fresh(), join(root, 'cache-a'), 'no-tar')
+  const db = await openPglite(fresh(), { templateDir: join(root, 'cache-m'), migrations: SETS('four') })
+  t.same((await db.query('SELECT v FROM marks')).rows, [{ v: 'from the migration' }], 'the migrated template too')
+  await db.close()
+  t.same(kept.map((f) => statSync(f).mtimeMs), times, 'made from the templates (the slow way would have rewritten them)')
+})
+
 t.test('LOOKOUT_CACHE_DIR: default per user, a path, or off', async (t) => {
   t.equal(loadConfig({ HOME: '/home/u' }).cacheDir, '/home/u/.cache/lookout')
   t.equal(loadConfig({ HOME: '/home/u', XDG_CACHE_HOME: '/xdg' }).cacheDir, '/xdg/lookout')
