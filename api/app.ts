@@ -40,6 +40,7 @@ import { grantRoutes } from './desktop/grant-routes.ts'
 import { profileRoutes } from './desktop/profile-routes.ts'
 import { loopbackGuard } from '../desktop/index.ts'
 import { grantAccess } from './desktop/access-plugin.ts'
+import { sharedWorkspace } from './edge/shared-workspace.ts'
 import type { DesktopService } from '../desktop/index.ts'
 import { requestUsage } from './usage/plugin.ts'
 import type { RecorderOptions } from '../workspace/index.ts'
@@ -184,6 +185,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const withConsole = opts.console ?? (opts.ownerPrincipal === undefined && opts.loopback !== true)
   const sessions = withConsole ? new ConsoleSessions(opts.db) : null
   const db = opts.db
+  // Before authentication: a connected desktop workspace is named by its shared (portal) id too.
+  if (opts.loopback === true || opts.desktop !== undefined) await app.register(sharedWorkspace, { db })
   await app.register(auth, {
     db: opts.db, tokens, ownerPrincipal: opts.ownerPrincipal,
     sessionPrincipal: sessions === null ? undefined : sessionPrincipal(sessions, (id) => principalById(db, id)),

@@ -57,7 +57,6 @@ const KNOWN: readonly string[] = [
   "api/alerts/routes.ts: monitor_incidents (monitor)",
   "api/alerts/routes.ts: resources (workspace)",
   "api/monitoring/views.ts: monitor_incidents (monitor)",
-  "api/projects/routes/desktop-items.ts: portal_connection (desktop)",
   "api/projects/routes/desktop-items.ts: workspaces (workspace)",
   "api/usage/routes.ts: api_requests (workspace)",
   "api/usage/routes.ts: api_usage_daily (workspace)",
@@ -95,7 +94,6 @@ const KNOWN: readonly string[] = [
   "desktop/portal/outbox.ts: project_items (workspace)",
   "desktop/portal/reviews.ts: project_statuses (workspace)",
   "desktop/portal/service.ts: resources (workspace)",
-  "workspace/identity/owner.ts: portal_connection (desktop)",
   "workspace/projects/store/fanout.ts: webhook_deliveries (alerting)",
   "workspace/projects/store/fanout.ts: webhook_subscriptions (alerting)",
 ]

@@ -9,6 +9,8 @@ export {
 } from './identity/tokens.ts'
 export type { Principal, TokenKind, TokenInfo } from './identity/tokens.ts'
 export { ALL_SCOPES, SCOPES } from './identity/scopes.ts'
+export { sharedIds, forgetSharedIds, setSharedId, localIdOf } from './identity/shared-ids.ts'
+export type { SharedIds } from './identity/shared-ids.ts'
 export type { Scope } from './identity/scopes.ts'
 export { TokenVerifier } from './identity/verifier.ts'
 export type { TokenVerifierOptions } from './identity/verifier.ts'

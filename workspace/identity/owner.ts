@@ -1,8 +1,8 @@
 // The local owner: every request on the owner Unix socket (0600, in the data
 // directory or the user's private runtime directory) acts as the owner, with
 // every scope on every resource. Its workspace is the one the request names
-// (path, `workspace_id` query, or X-Lookout-Workspace; a connected desktop
-// workspace also by its portal workspace uuid), else the first one.
+// (path, `workspace_id` query, or X-Lookout-Workspace; a shared workspace id
+// was already translated to its local one by the edge), else the first one.
 import type { FastifyRequest } from 'fastify'
 import type { Sql } from '../../core/index.ts'
 import { ALL_SCOPES } from './scopes.ts'
@@ -17,11 +17,6 @@ export function ownerResolver(db: Sql): (req: FastifyRequest) => Promise<Princip
       ?? (req.query as { workspace_id?: string } | undefined)?.workspace_id
       ?? (req.headers['x-lookout-workspace'] as string | undefined)
     let workspaceId = named !== undefined && isUuid(named) ? named.toLowerCase() : ''
-    if (workspaceId !== '') {
-      // A desktop shared with a portal is also named by the portal's workspace uuid (the shared workspace id).
-      const alias = await db.query<{ workspace_id: string }>('SELECT workspace_id FROM portal_connection WHERE portal_workspace_id = $1 LIMIT 1', [workspaceId])
-      workspaceId = alias.rows[0]?.workspace_id ?? workspaceId
-    }
     if (workspaceId === '') {
       const r = await db.query<{ id: string }>('SELECT id FROM workspaces ORDER BY created_at, id LIMIT 1')
       workspaceId = r.rows[0]?.id ?? '00000000-0000-0000-0000-000000000000'

@@ -32,10 +32,8 @@ import { DESKTOP_READ, DESKTOP_WRITE, afterKey, ctxOf, foldIds, pageBody, parts,
  */
 export async function desktopCtx(req: FastifyRequest, db: Database, named: string | undefined): Promise<ProjectCtx> {
   const p = principalOf(req)
+  // A shared workspace id was already translated to the local one (api/edge/shared-workspace.ts).
   if (named === undefined || named === p.workspaceId) return ctxOf(req, db)
-  // The shared workspace id (the portal's workspace uuid) names the connected local workspace.
-  const alias = await db.query('SELECT 1 FROM portal_connection WHERE portal_workspace_id = $1 AND workspace_id = $2', [named.toLowerCase(), p.workspaceId])
-  if (alias.rows.length > 0) return ctxOf(req, db)
   if (!req.isOwner) throw new ForbiddenError('the token belongs to another workspace')
   const r = await db.query('SELECT 1 FROM workspaces WHERE id = $1', [named])
   if (r.rows.length === 0) throw new NotFoundError('workspace')
