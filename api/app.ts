@@ -41,6 +41,7 @@ import { profileRoutes } from './desktop/profile-routes.ts'
 import { loopbackGuard } from '../desktop/index.ts'
 import { grantAccess } from './desktop/access-plugin.ts'
 import { sharedWorkspace } from './edge/shared-workspace.ts'
+import { serviceGate, type ServiceGate } from './edge/service-gate.ts'
 import type { DesktopService } from '../desktop/index.ts'
 import { requestUsage } from './usage/plugin.ts'
 import type { RecorderOptions } from '../workspace/index.ts'
@@ -60,6 +61,8 @@ export const APP_DEFAULTS = {
 
 export interface AppOptions {
   db: Database
+  /** Closed by a restore on the running service: every request then answers 503 LOOKOUT_RESTORING (edge/service-gate.ts). */
+  gate?: ServiceGate
   ingest: IngestService
   /** The ClickHouse log store, for the query routes. */
   store: LogStore
@@ -150,6 +153,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
+    // With a service gate, a request that arrives while the app closes meets the gate (503 in the contract's
+    // shape, edge/service-gate.ts) or is served like one in flight (the stores close after the apps), not Fastify's bare 503.
+    return503OnClosing: opts.gate === undefined,
   })
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
   app.setErrorHandler(errorHandler)
@@ -157,6 +163,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((req) => {
     throw new NotFoundError(`route ${req.method} ${req.url.split('?')[0]}`)
   })
+  // First of all: once a restore of the running service is asked for, nothing else is served.
+  if (opts.gate !== undefined) await app.register(serviceGate, { gate: opts.gate })
   // A portal (this server as a cloud) tells a desktop which negotiated capabilities it offers.
   const features = opts.desktop === undefined ? (opts.portalFeatures ?? ['task-taxonomy-v1']).join(', ') : ''
   app.addHook('onSend', async (req, reply) => {

@@ -22,7 +22,7 @@ export interface ApiRoleOptions {
   /** Data directories the engines write into, where a disk reserve is kept. */
   guardedDirs: string[]
   onAccepted?: IngestServiceOptions['onAccepted']
-  app?: Pick<AppOptions, 'desktop'>
+  app?: Pick<AppOptions, 'desktop' | 'gate'>
 }
 
 export interface ApiRole {
