@@ -166,7 +166,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // First of all: once a restore of the running service is asked for, nothing else is served.
   if (opts.gate !== undefined) await app.register(serviceGate, { gate: opts.gate })
   // A portal (this server as a cloud) tells a desktop which negotiated capabilities it offers.
-  const features = opts.desktop === undefined ? (opts.portalFeatures ?? ['task-taxonomy-v1']).join(', ') : ''
+  const features = opts.desktop === undefined ? (opts.portalFeatures ?? ['task-taxonomy-v1', 'task-batch-v1']).join(', ') : ''
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)
     if (features !== '') reply.header('x-service-desktop-features', features)

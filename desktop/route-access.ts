@@ -97,6 +97,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   [`GET ${W}/project/assignees`]: PR,
   [`GET ${W}/tasks`]: PR,
   [`POST ${W}/tasks`]: PW,
+  [`POST ${W}/tasks/batch`]: PW,
   [`GET ${W}/tasks/:item_id`]: PR,
   [`PATCH ${W}/tasks/:item_id`]: PW,
   [`DELETE ${W}/tasks/:item_id`]: PW,

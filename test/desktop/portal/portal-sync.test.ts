@@ -26,7 +26,7 @@ const status = async () => (await owner('GET', '/v1/portal/connection')).body
 
 t.test('before connecting: the cloud advertises task-taxonomy-v1; disconnected; portal reads fail', async (t) => {
   const me = await httpReq(cloud.url, 'GET', '/v1/me', undefined, { authorization: `Bearer ${cloud.token}`, 'x-service-desktop-features': 'task-taxonomy-v1' })
-  t.equal(me.headers['x-service-desktop-features'], 'task-taxonomy-v1')
+  t.equal(me.headers['x-service-desktop-features'], 'task-taxonomy-v1, task-batch-v1')
   t.equal((await status()).state, 'disconnected')
   const rid = await desk.resource('web-1')
   const r = await owner('GET', `/v1/portal/logs?resource_id=${rid}`)
