@@ -36,17 +36,14 @@ type PortalTask = TaskLike & { id: string; number: number | null; revision: numb
 
 /** The portal acknowledged a creation: the local task takes the portal's id and number. */
 export async function adoptTask(db: Database, ws: string, itemKey: string, t: PortalTask): Promise<void> {
-  await db.transaction((tx) => adoptTaskIn(tx, ws, itemKey, t))
-}
-
-/** adoptTask inside the caller's transaction (a batch adopts its creations in one). */
-export async function adoptTaskIn(tx: Sql, ws: string, itemKey: string, t: PortalTask): Promise<void> {
-  const item = await readPortalItem(tx, ws, itemKey)
-  if (item === undefined) return
-  await adoptId(tx, ws, 'item', item.local_id, t.id)
-  await tx.query(`UPDATE project_items SET number = $3, origin = 'portal' WHERE workspace_id = $1 AND id = $2`, [ws, t.id, t.number])
-  await tx.query('UPDATE portal_items SET portal_id = $3, portal_revision = $4, base = $5 WHERE workspace_id = $1 AND item_key = $2',
-    [ws, itemKey, t.id, t.revision, JSON.stringify(itemFieldsOf(item.item_type, t as never))])
+  await db.transaction(async (tx) => {
+    const item = await readPortalItem(tx, ws, itemKey)
+    if (item === undefined) return
+    await adoptId(tx, ws, 'item', item.local_id, t.id)
+    await tx.query(`UPDATE project_items SET number = $3, origin = 'portal' WHERE workspace_id = $1 AND id = $2`, [ws, t.id, t.number])
+    await tx.query('UPDATE portal_items SET portal_id = $3, portal_revision = $4, base = $5 WHERE workspace_id = $1 AND item_key = $2',
+      [ws, itemKey, t.id, t.revision, JSON.stringify(itemFieldsOf(item.item_type, t as never))])
+  })
 }
 
 const SET_SQL: Record<string, string> = {

@@ -6,10 +6,10 @@
 // gets one request per creation (push.ts).
 import type { Database } from '../../core/index.ts'
 import { PortalRefusal, portalCall } from './client.ts'
-import { adoptTaskIn } from './local-tasks.ts'
-import { noteAttempt, type OutboxOp } from './outbox.ts'
+import { adoptTaskIds, type AdoptedTask } from './id-map.ts'
+import { noteAttempt, settle, type OutboxOp } from './outbox.ts'
 import type { PortalTask, PushContext } from './push.ts'
-import { TAXONOMY_FIELDS } from './task-fields.ts'
+import { itemFieldsOf, TAXONOMY_FIELDS } from './task-fields.ts'
 
 export const BATCH_FEATURE = 'task-batch-v1'
 /** Creations per batch request (the cloud's limit, TASK_BATCH_MAX). */
@@ -42,20 +42,32 @@ export async function pushCreateBatch(c: PushContext, ops: readonly OutboxOp[]):
     for (const op of ops) await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
     throw err
   }
-  let taken = 0
-  await c.db.transaction(async (tx) => {
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i] as OutboxOp
-      const r = results[i]
-      if (r?.task !== undefined) {
-        await adoptTaskIn(tx, c.ws, op.item_key, r.task)
-        c.touched?.add(r.task.id)
-        taken++
+  // Adopted in one transaction, one statement per table for the batch.
+  const r = await c.db.query<{ item_key: string; local_id: string }>(
+    'SELECT item_key, local_id FROM portal_items WHERE workspace_id = $1 AND item_key = ANY($2::uuid[])', [c.ws, ops.map((o) => o.item_key)])
+  const localIds = new Map(r.rows.map((x) => [x.item_key, x.local_id]))
+  const adopted: AdoptedTask[] = []
+  const done: string[] = []
+  const failed: { seq: string; state: 'conflict' | 'refused'; error: string }[] = []
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i] as OutboxOp
+    const res = results[i]
+    const oldId = localIds.get(op.item_key)
+    if (res?.task !== undefined) {
+      if (oldId !== undefined) {
+        const t = res.task
+        adopted.push({ itemKey: op.item_key, oldId, id: t.id, number: t.number, revision: t.revision, base: itemFieldsOf('task', t as never) })
       }
-      const state = r?.task !== undefined ? 'done' : r?.status === 409 ? 'conflict' : 'refused'
-      const error = r?.task !== undefined ? null : (r?.detail ?? []).map((d) => d.msg).join('; ') || `the portal answered ${r?.status ?? 'nothing'}`
-      await tx.query('UPDATE portal_outbox SET state = $3, last_error = $4, settled_at = now() WHERE workspace_id = $1 AND seq = $2::bigint', [c.ws, op.seq, state, error])
+      c.touched?.add(res.task.id)
+      done.push(op.seq)
+    } else {
+      failed.push({ seq: op.seq, state: res?.status === 409 ? 'conflict' : 'refused', error: (res?.detail ?? []).map((d) => d.msg).join('; ') || `the portal answered ${res?.status ?? 'nothing'}` })
     }
+  }
+  await c.db.transaction(async (tx) => {
+    await adoptTaskIds(tx, c.ws, adopted)
+    await tx.query(`UPDATE portal_outbox SET state = 'done', last_error = NULL, settled_at = now() WHERE workspace_id = $1 AND seq = ANY($2::bigint[])`, [c.ws, done])
+    for (const f of failed) await settle(tx, c.ws, f.seq, f.state, f.error)
   })
-  return taken
+  return done.length
 }
