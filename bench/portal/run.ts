@@ -52,7 +52,11 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
 
 const cloudDir = join(base, 'cloud')
 const cloudPort = await freePort()
-const cloudEnv = { LOOKOUT_DATA_DIR: cloudDir, LOOKOUT_PORT: String(cloudPort), LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', LOOKOUT_LOG_LEVEL: 'warn' }
+// BENCH_CLOUD_FEATURES=task-taxonomy-v1: a cloud without task batches (one request per creation), for the comparison.
+const cloudEnv = {
+  LOOKOUT_DATA_DIR: cloudDir, LOOKOUT_PORT: String(cloudPort), LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', LOOKOUT_LOG_LEVEL: 'warn',
+  ...(process.env.BENCH_CLOUD_FEATURES === undefined ? {} : { LOOKOUT_PORTAL_FEATURES: process.env.BENCH_CLOUD_FEATURES }),
+}
 let cloud = (await start(['serve'], cloudEnv, /on (http:\/\/\S+)/)).child
 const cloudUrl = `http://127.0.0.1:${cloudPort}`
 const ws = (await callAdmin(cloudDir, 'POST', '/admin/workspaces', { name: 'bench' }) as { id: string }).id
