@@ -73,8 +73,8 @@ t.test('answers lost after the cloud committed: creations and edits are replays,
   t.teardown(() => desk.stop())
   const titles = ['lost answer 1', 'lost answer 2', 'lost answer 3']
   for (const title of titles) t.equal((await desk.owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title })).status, 201)
-  // The first three creation requests (the tasks are sent together, and retried) lose their answers after the cloud committed.
-  proxy.cut(/^POST \/v1\/workspaces\/[0-9a-f-]+\/tasks HTTP/, 3)
+  // The first three creation requests (the three tasks in one batch, and its two retries) lose their answers after the cloud committed.
+  proxy.cut(/^POST \/v1\/workspaces\/[0-9a-f-]+\/tasks\/batch HTTP/, 3)
   t.equal((await desk.owner('POST', '/v1/portal/connection', { url, token: cloud.token })).status, 200)
   await until('the cut answers', async () => proxy.cuts, (n) => n >= 3)
   t.ok((await cloudTasks(cloud)).length >= 1, 'the cloud committed creations whose answers never came back')
