@@ -1,6 +1,6 @@
 // `lookout serve` and `lookout desktop` run until SIGTERM or SIGINT, then stop
 // once, with a 15 s guard: a stop that hangs exits 1 instead of holding the
-// data directory forever.
+// data directory forever (deploy/backup-live.ts runs them, restarting on a restore).
 const GUARD_MS = 15_000
 
 export interface SignalStop {
@@ -34,8 +34,4 @@ export async function stopGuarded(s: SignalStop, signal: string): Promise<void> 
     process.stderr.write(`stop failed: ${String(err)}\n`)
     process.exit(1)
   })
-}
-
-export async function runUntilSignal(s: SignalStop): Promise<void> {
-  await stopGuarded(s, await untilSignal())
 }
