@@ -42,6 +42,8 @@ import { profileRoutes } from './desktop/profile-routes.ts'
 import { loopbackGuard } from '../desktop/index.ts'
 import { grantAccess } from './desktop/access-plugin.ts'
 import type { DeclaredRoute, DesktopService } from '../desktop/index.ts'
+import { sharedWorkspace } from './edge/shared-workspace.ts'
+import { serviceGate, type ServiceGate } from './edge/service-gate.ts'
 import { requestUsage } from './usage/plugin.ts'
 import type { RecorderOptions } from '../workspace/index.ts'
 import { CursorCodec, serverSecret } from '../core/index.ts'
@@ -60,6 +62,8 @@ export const APP_DEFAULTS = {
 
 export interface AppOptions {
   db: Database
+  /** Closed by a restore on the running service: every request then answers 503 LOOKOUT_RESTORING (edge/service-gate.ts). */
+  gate?: ServiceGate
   ingest: IngestService
   /** The ClickHouse log store, for the query routes. */
   store: LogStore
@@ -146,6 +150,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     genReqId: () => crypto.randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
+    // With a service gate, a request that arrives while the app closes meets the gate (503 in the contract's
+    // shape, edge/service-gate.ts) or is served like one in flight (the stores close after the apps), not Fastify's bare 503.
+    return503OnClosing: opts.gate === undefined,
   })
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
   app.setErrorHandler(errorHandler)
@@ -153,8 +160,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((req) => {
     throw new NotFoundError(`route ${req.method} ${req.url.split('?')[0]}`)
   })
+  // First of all: once a restore of the running service is asked for, nothing else is served.
+  if (opts.gate !== undefined) await app.register(serviceGate, { gate: opts.gate })
   // A portal (this server as a cloud) tells a desktop which negotiated capabilities it offers.
-  const features = opts.desktop === undefined ? (opts.portalFeatures ?? ['task-taxonomy-v1']).join(', ') : ''
+  const features = opts.desktop === undefined ? (opts.portalFeatures ?? ['task-taxonomy-v1', 'task-batch-v1']).join(', ') : ''
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)
     if (features !== '') reply.header('x-service-desktop-features', features)
@@ -181,6 +190,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const withConsole = opts.console ?? (opts.ownerPrincipal === undefined && opts.loopback !== true)
   const sessions = withConsole ? new ConsoleSessions(opts.db) : null
   const db = opts.db
+  // Before authentication: a connected desktop workspace is named by its shared (portal) id too.
+  if (opts.loopback === true || opts.desktop !== undefined) await app.register(sharedWorkspace, { db })
   await app.register(auth, {
     db: opts.db, tokens, ownerPrincipal: opts.ownerPrincipal,
     sessionPrincipal: sessions === null ? undefined : sessionPrincipal(sessions, (id) => principalById(db, id)),

@@ -5,3 +5,4 @@ export type { AppOptions } from './app.ts'
 
 export { API_ERROR_CODES } from './errors.ts'
 export { readinessChecks } from './readiness.ts'
+export { ServiceGate } from './edge/service-gate.ts'

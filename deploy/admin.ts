@@ -8,6 +8,7 @@ import { ALL_SCOPES, createToken, createWorkspace, listStaff, listTokens, listWo
 import { type Sql } from '../core/index.ts'
 import { CODE_TTL_MS, ConsoleSessions } from '../console/index.ts'
 import { createBackup, listBackups, type BackupSources } from './backup.ts'
+import { lastRestore } from './backup-live.ts'
 import { ACT_AS_GRANT_HEADER } from '../desktop/index.ts'
 
 export function adminSocketPath(dataDir: string): string {
@@ -112,13 +113,28 @@ export async function startAdminSocket(dataDir: string, db: Sql, ownerApp?: Fast
     reply.code(201)
     return consoleLink(db, consoleUrl, (req.body ?? {}) as ConsoleLinkRequest)
   })
-  // Backups of the running service's stores (deploy/backup.ts); restore is offline (`lookout backup restore`).
+  // Backups of the running service's stores (deploy/backup.ts).
   app.post('/admin/backups', OWN, async (_req, reply) => {
     if (backups === undefined) throw Object.assign(new Error('this process holds no stores to back up'), { statusCode: 409 })
     reply.code(201)
     return createBackup(backups)
   })
   app.get('/admin/backups', OWN, async () => ({ items: listBackups(dataDir) }))
+  // A restore on the running service (deploy/backup-live.ts): answered 202, then the process restarts on the backup.
+  app.post('/admin/backups/restore', OWN, async (req, reply) => {
+    const live = backups?.live
+    if (live === undefined) {
+      throw Object.assign(new Error('this process cannot restore while it runs (not started by lookout serve or lookout desktop): stop it, then restore'), { statusCode: 409 })
+    }
+    const ref = (req.body as { backup?: unknown } | undefined)?.backup
+    if (typeof ref !== 'string' || ref === '') throw Object.assign(new Error('body: backup (an id or a path) is required'), { statusCode: 400 })
+    const asked = live.ask(ref)
+    // The process stops once this answer has left.
+    reply.raw.once('close', () => live.go())
+    reply.code(202)
+    return { restoring: true, restore_id: asked.restore_id, id: asked.id }
+  })
+  app.get('/admin/backups/restore', OWN, async () => ({ last: lastRestore(dataDir) }))
   const path = socketPath
   if (existsSync(path)) rmSync(path, { force: true }) // left by a killed server; the data-dir lock is held
   const prev = process.umask(0o177)

@@ -27,7 +27,8 @@ export interface RestoreResult {
 }
 
 /** What a data directory keeps that a restore replaces. */
-const STATE = ['postgres', 'clickhouse', 'nats'] as const
+export const RESTORED_STATE = ['postgres', 'clickhouse', 'nats'] as const
+const STATE = RESTORED_STATE
 
 export async function restoreBackup(config: LookoutConfig, ref: string, force: boolean): Promise<RestoreResult> {
   const started = Date.now()

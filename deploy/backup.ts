@@ -43,6 +43,8 @@ export interface BackupSources {
   db: Database
   store: LogStore
   broker: Broker
+  /** Set when the process can restore while it runs (`lookout serve`, `lookout desktop`): deploy/backup-live.ts. */
+  live?: { ask(ref: string): { restore_id: string; id: string }; go(): void }
 }
 
 export function backupsDir(dataDir: string): string {
@@ -50,6 +52,11 @@ export function backupsDir(dataDir: string): string {
 }
 
 let running: Promise<unknown> | null = null
+
+/** Whether this process is taking a backup now (a restore waits for it). */
+export function backupRunning(): boolean {
+  return running !== null
+}
 
 /** Takes a backup of the running service's stores; one at a time per process. */
 export function createBackup(src: BackupSources): Promise<BackupManifest> {

@@ -10,7 +10,7 @@ import { PG_MIGRATIONS } from './migrations.ts'
 import { migrate, openPglite, openPostgres } from '../core/index.ts'
 import { UsageError } from './errors.ts'
 import { countBuffersInHeapLimit } from './lean-runtime.ts'
-import { runUntilSignal } from './until-signal.ts'
+import { runRestartable } from './backup-live.ts'
 import { BACKUP_USAGE, backupCommand } from './backup-cli.ts'
 import { DESKTOP_OPTIONS, desktopSocket, listProfilesOnDesktop, setProfileOnDesktop } from './staff-desktop.ts'
 
@@ -130,11 +130,14 @@ async function serve(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { role: { type: 'string', multiple: true } } })
   const roles = (values.role ?? ALL_ROLES) as Role[]
   for (const r of roles) if (!(r in ROLES)) throw new UsageError(`unknown role ${r} (api, loader, monitor)`)
-  const config = loadConfig()
-  const lookout = await startLookout(config, { roles, secretKeyFile: true })
-  countBuffersInHeapLimit()
-  process.stdout.write(`lookout serving ${roles.join(', ')}${lookout.url ? ` on ${lookout.url}` : ''} (data: ${config.dataDir})\n`)
-  await runUntilSignal({ doing: 'draining', what: 'drain', stop: () => lookout.stop() })
+  // Read again at each start: a restore on the running service may have put another sealing key in place.
+  await runRestartable(loadConfig().dataDir, async (liveRestore) => {
+    const config = loadConfig()
+    const lookout = await startLookout(config, { roles, secretKeyFile: true, liveRestore })
+    countBuffersInHeapLimit()
+    process.stdout.write(`lookout serving ${roles.join(', ')}${lookout.url ? ` on ${lookout.url}` : ''} (data: ${config.dataDir})\n`)
+    return lookout
+  }, (line) => process.stdout.write(`lookout: ${line}\n`), { doing: 'draining', what: 'drain' })
   process.stdout.write('stopped\n')
   return 0
 }

@@ -107,7 +107,7 @@ function secretKey(env: Env, name: string): Buffer | undefined {
   return key
 }
 
-const KNOWN_PORTAL_FEATURES = ['task-taxonomy-v1']
+const KNOWN_PORTAL_FEATURES = ['task-taxonomy-v1', 'task-batch-v1']
 
 function portalFeatures(env: Env, name: string): string[] {
   const raw = env[name]?.trim()

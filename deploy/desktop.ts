@@ -14,7 +14,7 @@ import { desktopPaths, ensurePrivateDir, type DesktopPaths } from '../desktop/in
 import { openLoopback } from './desktop-listener.ts'
 import { DbusToasts } from '../desktop/index.ts'
 import { countBuffersInHeapLimit } from './lean-runtime.ts'
-import { runUntilSignal } from './until-signal.ts'
+import { runRestartable } from './backup-live.ts'
 
 export { desktopPaths, checkPrivateDir, ensurePrivateDir, PrivateDirError } from '../desktop/index.ts'
 export type { DesktopPaths } from '../desktop/index.ts'
@@ -33,6 +33,8 @@ export interface DesktopOptions {
   portal?: DesktopServiceOptions['portal']
   /** Failures outside a request (forwarding, the listener at start); default stderr. */
   onError?: DesktopServiceOptions['onError']
+  /** A restore on the running service (deploy/backup-live.ts); `lookout desktop` sets it. */
+  liveRestore?: StartOptions['liveRestore']
 }
 
 export interface Desktop {
@@ -67,6 +69,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     deliveries: dbus === null ? options.deliveries : { ...options.deliveries, onToast: dbus.sink },
     ownerSocketPath: paths.socketPath,
     listen: false,
+    liveRestore: options.liveRestore,
     secretKeyFile: true,
     // The effective configuration: with the sealing key generated in the data directory (secretKeyFile).
     prepare: async (db, effective) => {
@@ -121,16 +124,19 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   }
 }
 
-/** The `lookout desktop` command: runs until SIGTERM or SIGINT. */
+/** The `lookout desktop` command: runs until SIGTERM or SIGINT; a restore asked meanwhile restarts it on the backup. */
 export async function desktopCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' } } })
   const env = values['data-dir'] === undefined ? process.env : { ...process.env, LOOKOUT_DATA_DIR: values['data-dir'] }
-  const desktop = await startDesktop({ env })
-  countBuffersInHeapLimit()
-  const status = await desktop.service.status()
-  process.stdout.write(`lookout desktop: owner socket ${desktop.paths.socketPath} (data: ${desktop.paths.dataDir})` +
-    (status.loopback.url === null ? '' : `; loopback listener on ${status.loopback.url}`) + '\n')
-  await runUntilSignal({ doing: 'stopping', what: 'stop', stop: () => desktop.stop() })
+  const say = (line: string) => process.stdout.write(`lookout desktop: ${line}\n`)
+  await runRestartable(desktopPaths(env).dataDir, async (liveRestore) => {
+    const desktop = await startDesktop({ env, liveRestore })
+    countBuffersInHeapLimit()
+    const status = await desktop.service.status()
+    say(`owner socket ${desktop.paths.socketPath} (data: ${desktop.paths.dataDir})` +
+      (status.loopback.url === null ? '' : `; loopback listener on ${status.loopback.url}`))
+    return desktop
+  }, say, { doing: 'stopping', what: 'stop' })
   process.stdout.write('stopped\n')
   return 0
 }

@@ -18,10 +18,11 @@ function notRunning(socketPath: string): Error {
   return new ServerUnreachableError(`the desktop service is not running (no owner socket at ${socketPath}): start it with \`lookout desktop\``)
 }
 
-export async function ownerCall(socketPath: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, timeoutMs = 300_000): Promise<OwnerResponse> {
+export async function ownerCall(socketPath: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, timeoutMs = 300_000, privateDir = true): Promise<OwnerResponse> {
   if (!existsSync(socketPath)) throw notRunning(socketPath)
   try {
-    checkPrivateDir(dirname(socketPath))
+    // The desktop's runtime directory is private; `lookout serve`'s socket is in its data directory (the socket itself is 0600).
+    if (privateDir) checkPrivateDir(dirname(socketPath))
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notRunning(socketPath)
     throw err

@@ -14,6 +14,7 @@ import type { LookoutConfig } from './config.ts'
 import type { ManagedNats } from './nats-server.ts'
 import { acquireDataDir } from './lock.ts'
 import { startAdminSocket } from './admin.ts'
+import type { LiveRestore } from './backup-live.ts'
 import { Cleanups } from './roles/cleanups.ts'
 import { applyRetention, startEngines } from './roles/engines.ts'
 import { startLoaderRole, startMonitorRole } from './roles/background.ts'
@@ -42,6 +43,8 @@ export interface StartOptions {
    * made on first start (deploy/secret-key.ts). Set by `lookout serve` and `lookout desktop`; library users opt in.
    */
   secretKeyFile?: boolean
+  /** A restore on the running service (deploy/backup-live.ts): its gate in every app, its route on the owner socket. */
+  liveRestore?: LiveRestore
   /** Called once the database is migrated, before the roles start (the desktop service's settings and hooks). */
   prepare?: (db: Database, config: LookoutConfig) => Promise<Prepared>
 }
@@ -107,13 +110,13 @@ export async function startLookout(config: LookoutConfig, options: StartOptions 
     const api = roles.has('api')
       ? await startApiRole(config, engines, metrics, log, cleanups, {
         ownerSocket, listen: options.listen !== false, guardedDirs: embedded || nats !== null ? [config.dataDir] : [],
-        onAccepted: prepared.onAccepted, app: prepared.app,
+        onAccepted: prepared.onAccepted, app: { ...prepared.app, gate: options.liveRestore?.gate },
       })
       : null
 
     if (ownerSocket) {
       const admin = await startAdminSocket(config.dataDir, db, api?.ownerApp, options.ownerSocketPath, api === null || api.url === '' ? undefined : api.url,
-        { dataDir: config.dataDir, db, store, broker })
+        { dataDir: config.dataDir, db, store, broker, live: options.liveRestore })
       cleanups.add(() => admin.close())
     }
 

@@ -1,6 +1,6 @@
 // `lookout serve` and `lookout desktop` run until SIGTERM or SIGINT, then stop
 // once, with a 15 s guard: a stop that hangs exits 1 instead of holding the
-// data directory forever.
+// data directory forever (deploy/backup-live.ts runs them, restarting on a restore).
 const GUARD_MS = 15_000
 
 export interface SignalStop {
@@ -11,24 +11,27 @@ export interface SignalStop {
   stop: () => Promise<void>
 }
 
-export function runUntilSignal(s: SignalStop): Promise<void> {
-  return new Promise<void>((resolve) => {
-    let stopping = false
-    const stop = (signal: string) => {
-      if (stopping) return
-      stopping = true
-      process.stdout.write(`${signal}: ${s.doing}\n`)
-      const hard = setTimeout(() => {
-        process.stderr.write(`${s.what} took over 15 s, exiting\n`)
-        process.exit(1)
-      }, GUARD_MS)
-      hard.unref()
-      s.stop().then(resolve, (err: unknown) => {
-        process.stderr.write(`stop failed: ${String(err)}\n`)
-        process.exit(1)
-      })
-    }
-    process.on('SIGTERM', () => stop('SIGTERM'))
-    process.on('SIGINT', () => stop('SIGINT'))
+/** The first SIGTERM or SIGINT (later ones are ignored). */
+export function untilSignal(): Promise<string> {
+  return new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'))
+    process.once('SIGINT', () => resolve('SIGINT'))
+    // A second signal while stopping does nothing (the guard below ends a stop that hangs).
+    process.on('SIGTERM', () => undefined)
+    process.on('SIGINT', () => undefined)
+  })
+}
+
+/** Stops after `signal`, exiting 1 when the stop fails or takes over 15 s. */
+export async function stopGuarded(s: SignalStop, signal: string): Promise<void> {
+  process.stdout.write(`${signal}: ${s.doing}\n`)
+  const hard = setTimeout(() => {
+    process.stderr.write(`${s.what} took over 15 s, exiting\n`)
+    process.exit(1)
+  }, GUARD_MS)
+  hard.unref()
+  await s.stop().catch((err: unknown) => {
+    process.stderr.write(`stop failed: ${String(err)}\n`)
+    process.exit(1)
   })
 }

@@ -6,6 +6,7 @@ import type { AcceptedBatch } from '../ingest/index.ts'
 import type { Database } from '../core/index.ts'
 import { LoopbackUnavailableError, SettingsStaleRevisionError } from './errors.ts'
 import { PortalService } from './portal/service.ts'
+import { presentSharedIds } from './portal/connection.ts'
 import type { PortalSyncOptions } from './portal/engine.ts'
 import { readSettings as readNotificationSettings, saveSettings as saveNotificationSettings } from '../alerting/index.ts'
 import { enqueueRows, forwardState, retryQueueNow, FORWARD_QUEUE_MAX_BYTES } from './forward-queue.ts'
@@ -71,6 +72,7 @@ export class DesktopService {
   }
 
   static async open(db: Database, options: DesktopServiceOptions): Promise<DesktopService> {
+    await presentSharedIds(db)
     return new DesktopService(db, await readDesktopSettings(db), options)
   }
 

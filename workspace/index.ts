@@ -5,6 +5,8 @@ export { instanceId, deliverableWithTasks, members, assignmentView, getItem, ove
 export { createToken, listTokens, revokeToken, principalById, canReach, listWorkspaces, createWorkspace } from './identity/tokens.ts'
 export type { Principal, TokenKind, TokenInfo } from './identity/tokens.ts'
 export { ALL_SCOPES, SCOPES } from './identity/scopes.ts'
+export { sharedIds, forgetSharedIds, setSharedId, localIdOf } from './identity/shared-ids.ts'
+export type { SharedIds } from './identity/shared-ids.ts'
 export type { Scope } from './identity/scopes.ts'
 export { TokenVerifier } from './identity/verifier.ts'
 export type { TokenVerifierOptions } from './identity/verifier.ts'

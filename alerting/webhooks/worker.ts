@@ -13,7 +13,7 @@ import { safeAgent, type Resolver } from '../../core/index.ts'
 import { metricOutcome, OUTCOMES, postJson, type AttemptResult } from '../../core/index.ts'
 import { claimDue } from '../claim.ts'
 import type { DeliveryObserver } from '../observer.ts'
-import { instanceId } from '../../workspace/index.ts'
+import { instanceId, sharedIds, type SharedIds } from '../../workspace/index.ts'
 import { envelopeOf, signedHeaders, type EventFacts } from './envelope.ts'
 import { openSecret, type SubscriptionRow } from './store.ts'
 
@@ -81,6 +81,8 @@ export class WebhookWorker {
     const claimed = await this.#claim(now)
     // Read each round (not cached): a workspace restore (restore.ts) gives the installation a fresh identity.
     if (claimed.length > 0) this.#instance = await instanceId(this.#db)
+    // source.workspace_id: a workspace connected to a portal is the portal's uuid (the shared workspace id).
+    const ids = claimed.length > 0 ? await sharedIds(this.#db) : null
     // One subscription's deliveries go in the order of their events; subscriptions in parallel.
     const bySubscription = new Map<string, Claimed[]>()
     for (const d of claimed) bySubscription.set(d.subscription_id, [...(bySubscription.get(d.subscription_id) ?? []), d])
@@ -88,7 +90,7 @@ export class WebhookWorker {
       let n = 0
       for (const d of list) {
         try {
-          await this.#deliver(d)
+          await this.#deliver(d, ids as SharedIds)
           n++
         } catch (err) {
           this.#opts.onError?.(err)
@@ -126,12 +128,12 @@ export class WebhookWorker {
     return full.rows
   }
 
-  async #deliver(d: Claimed): Promise<void> {
+  async #deliver(d: Claimed, ids: SharedIds): Promise<void> {
     const now = this.#clock.now()
     let result: AttemptResult
     try {
       const secret = openSecret(this.#opts.secretKey, { id: d.subscription_id, secret: d.secret, secret_key_id: d.secret_key_id } as Pick<SubscriptionRow, 'id' | 'secret' | 'secret_key_id'>)
-      const body = JSON.stringify(envelopeOf(d, this.#instance as string))
+      const body = JSON.stringify(envelopeOf({ ...d, workspace_id: ids.toShared.get(d.workspace_id) ?? d.workspace_id }, this.#instance as string))
       result = await postJson(this.#agent, d.url, body, signedHeaders(secret, d.event_id, body, now), { policy: WEBHOOK_POLICY, now: () => this.#clock.now() })
     } catch (err) {
       result = { outcome: OUTCOMES.failed, status: null, error: `cannot sign: ${(err as Error).message}`, retryAfterMs: null, durationMs: 0 }

@@ -5,13 +5,15 @@
 // temporary data directories; every count is checked at the end.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import { callAdmin } from '../../deploy/index.ts'
+import { openPglite } from '../../core/index.ts'
 
+const ROUND = Number(process.env.BENCH_ROUND_TASKS ?? 1_000)
 const PUSH = Number(process.env.BENCH_PUSH_TASKS ?? 10_000)
 const KILL_BATCH = Number(process.env.BENCH_KILL_TASKS ?? 2_000)
 const PULL = Number(process.env.BENCH_PULL_TASKS ?? 2_000)
@@ -50,7 +52,11 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
 
 const cloudDir = join(base, 'cloud')
 const cloudPort = await freePort()
-const cloudEnv = { LOOKOUT_DATA_DIR: cloudDir, LOOKOUT_PORT: String(cloudPort), LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', LOOKOUT_LOG_LEVEL: 'warn' }
+// BENCH_CLOUD_FEATURES=task-taxonomy-v1: a cloud without task batches (one request per creation), for the comparison.
+const cloudEnv = {
+  LOOKOUT_DATA_DIR: cloudDir, LOOKOUT_PORT: String(cloudPort), LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0', LOOKOUT_LOG_LEVEL: 'warn',
+  ...(process.env.BENCH_CLOUD_FEATURES === undefined ? {} : { LOOKOUT_PORTAL_FEATURES: process.env.BENCH_CLOUD_FEATURES }),
+}
 let cloud = (await start(['serve'], cloudEnv, /on (http:\/\/\S+)/)).child
 const cloudUrl = `http://127.0.0.1:${cloudPort}`
 const ws = (await callAdmin(cloudDir, 'POST', '/admin/workspaces', { name: 'bench' }) as { id: string }).id
@@ -62,7 +68,8 @@ const desktopEnv = {
   XDG_RUNTIME_DIR: join(base, 'run'), LOOKOUT_DATA_DIR: join(base, 'desktop'), LOOKOUT_WORKERS: '1', LOOKOUT_MAX_EVENT_LOOP_DELAY_MS: '0',
   LOOKOUT_SECRET_KEY: '22'.repeat(32), LOOKOUT_PORTAL_SYNC_MS: '3600000',
 }
-const socketPath = (await start(['desktop'], desktopEnv, /owner socket (\S+)/)).match[1] as string
+const desktopStart = await start(['desktop'], desktopEnv, /owner socket (\S+)/)
+const socketPath = desktopStart.match[1] as string
 // A round over 10,000 tasks answers after minutes: no header or body timeout on the owner socket.
 const desk = new Pool('http://localhost', { socketPath, connections: CONCURRENCY, headersTimeout: 0, bodyTimeout: 0 })
 
@@ -121,15 +128,69 @@ const syncUntilConverged = async () => {
   }
 }
 
-const report: Record<string, unknown> = { push_tasks: PUSH, kill_tasks: KILL_BATCH, pull_tasks: PULL }
+const report: Record<string, unknown> = { load_average: loadavg().map((x) => Math.round(x * 100) / 100), round_tasks: ROUND, push_tasks: PUSH, kill_tasks: KILL_BATCH, pull_tasks: PULL }
 
-// 1. Push: offline tasks, then connect (which starts a round) and rounds until nothing is pending.
+/** CPU seconds a child process (all its threads) has used, from /proc. */
+function cpuOf(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * The raw baseline, in this run: the same number of task rows inserted straight
+ * into an embedded PostgreSQL (PGlite, as both sides use), one statement each
+ * in one transaction, no HTTP and no project logic.
+ */
+async function rawBaseline(n: number): Promise<{ s: number; cpu_ms_per_row: number }> {
+  const db = await openPglite(join(base, 'raw'))
+  await db.query('CREATE TABLE raw_tasks (id uuid PRIMARY KEY, workspace_id uuid NOT NULL, number integer NOT NULL, title text NOT NULL, doc jsonb NOT NULL)')
+  const wsId = randomUUID()
+  const cpu0 = process.cpuUsage()
+  const t = Date.now()
+  await db.transaction(async (tx) => {
+    for (let i = 0; i < n; i++) {
+      const id = randomUUID()
+      await tx.query('INSERT INTO raw_tasks VALUES ($1, $2, $3, $4, $5)', [id, wsId, i + 1, `round ${i}`, JSON.stringify({ id, title: `round ${i}`, number: i + 1 })])
+    }
+  })
+  const s = (Date.now() - t) / 1000
+  const used = process.cpuUsage(cpu0)
+  await db.close()
+  return { s, cpu_ms_per_row: (used.user + used.system) / 1000 / n }
+}
+
+// 0. One round of ROUND tasks made on a connected desktop: round time and CPU per task on each side.
+const c = await call(desk, 'POST', '/v1/portal/connection', { url: cloudUrl, token })
+if (c.status !== 200) throw new Error(`connect: ${JSON.stringify(c.body)}`)
+await syncUntilConverged()
+if (ROUND > 0) {
+  await createLocal('round', ROUND)
+  const raw = await rawBaseline(ROUND)
+  const cloudCpu0 = cpuOf(cloud)
+  const deskCpu0 = cpuOf(desktopStart.child)
+  const r0 = Date.now()
+  const r = (await call(desk, 'POST', '/v1/portal/sync')).body
+  const roundS = (Date.now() - r0) / 1000
+  const cloudMs = (cpuOf(cloud) - cloudCpu0) * 1000 / ROUND
+  const deskMs = (cpuOf(desktopStart.child) - deskCpu0) * 1000 / ROUND
+  if (r.state !== 'connected' || r.pushed < ROUND) throw new Error(`the round: ${JSON.stringify(r)}`)
+  report.round = {
+    result: r, round_s: roundS, cpu_ms_per_task: { cloud: cloudMs, desktop: deskMs },
+    raw_baseline: raw, round_vs_raw: Math.round((roundS / raw.s) * 10) / 10,
+    cpu_vs_raw: { cloud: Math.round((cloudMs / raw.cpu_ms_per_row) * 10) / 10, desktop: Math.round((deskMs / raw.cpu_ms_per_row) * 10) / 10 },
+  }
+  process.stdout.write(`round of ${ROUND} tasks: ${roundS.toFixed(2)} s; CPU per task: cloud ${cloudMs.toFixed(2)} ms, desktop ${deskMs.toFixed(2)} ms; `
+    + `raw baseline ${raw.s.toFixed(2)} s, ${raw.cpu_ms_per_row.toFixed(3)} ms per row (round ${(roundS / raw.s).toFixed(1)}x); load ${loadavg()[0]?.toFixed(2)}\n`)
+}
+
+// 1. Push: offline tasks (disconnected), then connect again (which starts a round) and rounds until nothing is pending.
+await call(desk, 'DELETE', '/v1/portal/connection')
 let t0 = Date.now()
 await createLocal('offline', PUSH)
 report.local_create_s = (Date.now() - t0) / 1000
 t0 = Date.now()
-const c = await call(desk, 'POST', '/v1/portal/connection', { url: cloudUrl, token })
-if (c.status !== 200) throw new Error(`connect: ${JSON.stringify(c.body)}`)
+const again = await call(desk, 'POST', '/v1/portal/connection', { url: cloudUrl, token })
+if (again.status !== 200) throw new Error(`connect: ${JSON.stringify(again.body)}`)
 await syncUntilConverged()
 const pushS = (Date.now() - t0) / 1000
 report.push_s = pushS
@@ -168,7 +229,7 @@ await call(desk, 'POST', '/v1/portal/sync')
 report.idle_round_ms = Date.now() - t0
 
 // Exactly once everywhere.
-const total = PUSH + KILL_BATCH + PULL
+const total = ROUND + PUSH + KILL_BATCH + PULL
 const onCloud = await cloudCount()
 let local = 0
 let numbered = 0

@@ -11,7 +11,6 @@ import type { LookoutConfig } from '../config.ts'
 import type { Engines } from './engines.ts'
 import type { Cleanups } from './cleanups.ts'
 import { drainingClose } from '../close-draining.ts'
-import { workspaceOfPortalAlias } from '../../desktop/index.ts'
 
 const VERSION = '0.1.0'
 
@@ -23,7 +22,7 @@ export interface ApiRoleOptions {
   /** Data directories the engines write into, where a disk reserve is kept. */
   guardedDirs: string[]
   onAccepted?: IngestServiceOptions['onAccepted']
-  app?: Pick<AppOptions, 'desktop'>
+  app?: Pick<AppOptions, 'desktop' | 'gate'>
 }
 
 export interface ApiRole {
@@ -76,7 +75,7 @@ export async function startApiRole(
   let ownerApp: FastifyInstance | undefined
   if (opts.ownerSocket) {
     ownerApp = await buildApp({
-      ...appOptions, ownerPrincipal: ownerResolver(db, (ws) => workspaceOfPortalAlias(db, ws)), logger: false, loggerInstance: undefined, metrics: undefined, metricsToken: undefined,
+      ...appOptions, ownerPrincipal: ownerResolver(db), logger: false, loggerInstance: undefined, metrics: undefined, metricsToken: undefined,
       maxEventLoopDelayMs: 0,
     })
   }

@@ -7,6 +7,8 @@ import pRetry, { AbortError } from 'p-retry'
 /** The capability this desktop offers and asks for (local-desktop-api.md, Versioning). */
 export const TAXONOMY_FEATURE = 'task-taxonomy-v1'
 export const FEATURES_HEADER = 'x-service-desktop-features'
+/** What this desktop asks for: the task taxonomy, and task creation in batches (a Lookout extension, push-batch.ts). */
+const DESKTOP_FEATURES = `${TAXONOMY_FEATURE}, task-batch-v1`
 
 export interface PortalTarget {
   url: string
@@ -76,7 +78,7 @@ export async function portalCall<T = unknown>(target: PortalTarget, method: 'GET
         method,
         headers: {
           authorization: `Bearer ${target.token}`,
-          [FEATURES_HEADER]: TAXONOMY_FEATURE,
+          [FEATURES_HEADER]: DESKTOP_FEATURES,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),

@@ -3,7 +3,8 @@
 // shared workspace id), the features it offers and the sync's last outcome.
 import type { Sql } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
-import { markPortalShared } from '../../workspace/index.ts'
+import { forgetSharedIds, markPortalShared, setSharedId } from '../../workspace/index.ts'
+import { ConflictError } from '../../core/index.ts'
 
 export const PORTAL_STATES = { connected: 'connected', offline: 'offline', error: 'error', disconnected: 'disconnected' } as const
 export type PortalState = (typeof PORTAL_STATES)[keyof typeof PORTAL_STATES]
@@ -67,6 +68,8 @@ export async function saveConnection(tx: Sql, box: SecretBox, workspaceId: strin
        state = 'connected', last_error = NULL, last_error_at = NULL, connected_at = now()`,
     [workspaceId, c.url, c.portalWorkspaceId, sealed, box.keyId, c.scopes, c.features])
   await markPortalShared(tx, workspaceId)
+  // From now on the workspace is named and shown by the portal's uuid (the shared workspace id).
+  await setSharedId(tx, workspaceId, c.portalWorkspaceId)
   await tx.query(
     `UPDATE project_items i SET number = NULL WHERE i.workspace_id = $1 AND i.item_type = 'task' AND i.number IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM portal_items p WHERE p.workspace_id = i.workspace_id AND p.local_id = i.id AND p.portal_id IS NOT NULL)`,
@@ -80,6 +83,7 @@ export async function saveConnection(tx: Sql, box: SecretBox, workspaceId: strin
  */
 export async function deleteConnection(tx: Sql, workspaceId: string): Promise<boolean> {
   const r = await tx.query('DELETE FROM portal_connection WHERE workspace_id = $1 RETURNING 1', [workspaceId])
+  await setSharedId(tx, workspaceId, null)
   await tx.query(
     `UPDATE project_workspaces w SET portal_shared = false,
        next_number = GREATEST(w.next_number, (SELECT coalesce(max(number), 0) + 1 FROM project_items i WHERE i.workspace_id = w.workspace_id))
@@ -98,6 +102,21 @@ export async function recordOutcome(db: Sql, workspaceId: string, state: PortalS
     await db.query(`UPDATE portal_connection SET state = $2, last_error = $3, last_error_at = now(), last_attempt_at = now() WHERE workspace_id = $1`,
       [workspaceId, state, error])
   }
+}
+
+/**
+ * Connections saved by a version that kept the shared id only here: their
+ * workspaces are presented under it from this start on (idempotent).
+ */
+export async function presentSharedIds(db: Sql): Promise<void> {
+  const r = await db.query<{ workspace_id: string; portal_workspace_id: string }>('SELECT workspace_id, portal_workspace_id FROM portal_connection')
+  for (const c of r.rows) {
+    // Two local workspaces on one portal workspace (never made by this version): the first keeps the shared id.
+    await setSharedId(db, c.workspace_id, c.portal_workspace_id).catch((err: unknown) => {
+      if (!(err instanceof ConflictError)) throw err
+    })
+  }
+  forgetSharedIds(db)
 }
 
 /** Whether a portal connection (its token sealed) is stored (the launcher then refuses to invent a new sealing key). */

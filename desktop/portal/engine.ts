@@ -9,6 +9,7 @@ import type { SecretBox } from '../../core/index.ts'
 import { ensureProject, markPortalShared } from '../../workspace/index.ts'
 import { syncCatalogues, type CatalogueContext } from './catalogues.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
+import { BATCH_FEATURE } from './push-batch.ts'
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
 import { capture, counts } from './outbox.ts'
 import { pull } from './pull.ts'
@@ -113,7 +114,7 @@ export class PortalSync {
       // The portal answers: the status says so now, not when the (possibly long) round ends.
       await recordOutcome(this.#db, ws, 'connected', null)
       const taxonomy = me.features.includes(TAXONOMY_FEATURE)
-      const ctx: CatalogueContext & PushContext = { db: this.#db, ws, portalWs, target, taxonomy, touched: new Set() }
+      const ctx: CatalogueContext & PushContext = { db: this.#db, ws, portalWs, target, taxonomy, touched: new Set(), batch: me.features.includes(BATCH_FEATURE) }
       await syncCatalogues(ctx)
       out.captured += await capture(this.#db, ws)
       const before = (await counts(this.#db, ws)).conflicts

@@ -147,3 +147,43 @@ export async function rewriteOldIds(db: Sql, parts: (Record<string, unknown> | u
     }
   }
 }
+
+export interface AdoptedTask {
+  itemKey: string
+  oldId: string
+  id: string
+  number: number | null
+  revision: number
+  /** The portal's fields at that revision (the agreed version). */
+  base: Record<string, unknown>
+}
+
+/**
+ * adoptId and the rest of a creation's adoption (number, origin, agreed
+ * version) for a batch of acknowledged task creations, inside the caller's
+ * transaction: one statement per table for the whole batch instead of one per
+ * task (the embedded PostgreSQL's cost is mostly per statement).
+ */
+export async function adoptTaskIds(tx: Sql, ws: string, tasks: readonly AdoptedTask[]): Promise<void> {
+  if (tasks.length === 0) return
+  const olds = tasks.map((t) => t.oldId)
+  const ids = tasks.map((t) => t.id)
+  await tx.query(
+    `UPDATE project_items p SET id = v.id, number = v.number, origin = 'portal'
+     FROM unnest($2::uuid[], $3::uuid[], $4::integer[]) AS v(old, id, number) WHERE p.workspace_id = $1 AND p.id = v.old`,
+    [ws, olds, ids, tasks.map((t) => t.number)])
+  await tx.query(
+    `UPDATE project_activity a SET item_id = v.id FROM unnest($2::uuid[], $3::uuid[]) AS v(old, id) WHERE a.workspace_id = $1 AND a.item_id = v.old`,
+    [ws, olds, ids])
+  await tx.query(
+    `UPDATE portal_items p SET local_id = v.id, portal_id = v.id, portal_revision = v.revision, base = v.base::jsonb
+     FROM unnest($2::uuid[], $3::uuid[], $4::integer[], $5::text[]) AS v(item_key, id, revision, base) WHERE p.workspace_id = $1 AND p.item_key = v.item_key`,
+    [ws, tasks.map((t) => t.itemKey), ids, tasks.map((t) => t.revision), tasks.map((t) => JSON.stringify(t.base))])
+  await tx.query(
+    `INSERT INTO portal_id_map (workspace_id, kind, old_id, canonical_id) SELECT $1, 'item', v.old, v.id FROM unnest($2::uuid[], $3::uuid[]) AS v(old, id)
+     WHERE v.old <> v.id ON CONFLICT (workspace_id, old_id) DO UPDATE SET canonical_id = EXCLUDED.canonical_id`, [ws, olds, ids])
+  // An id mapped before to one of these old ones now leads to its canonical one directly.
+  await tx.query(
+    `UPDATE portal_id_map m SET canonical_id = v.id FROM unnest($2::uuid[], $3::uuid[]) AS v(old, id) WHERE m.workspace_id = $1 AND m.canonical_id = v.old`,
+    [ws, olds, ids])
+}

@@ -10,20 +10,11 @@ import type { WorkState } from '../../workspace/index.ts'
 import { absorbAnswer, adoptTask, readPortalItem, type PortalItem } from './local-tasks.ts'
 import { narrowOp, nextPending, noteAttempt, settle, type OutboxOp } from './outbox.ts'
 import { statePath } from './state-path.ts'
-import { equalValue, itemFieldsOf, TAXONOMY_FIELDS, type TaskLike } from './task-fields.ts'
+import { batchableCreates, CREATE_BATCH, pushCreateBatch } from './push-batch.ts'
+import { equalValue, itemFieldsOf, TAXONOMY_FIELDS } from './task-fields.ts'
+import type { PortalTask, PushContext } from './push-types.ts'
 
-export interface PushContext {
-  db: Database
-  ws: string
-  portalWs: string
-  target: PortalTarget
-  taxonomy: boolean
-  /** Portal ids of the items this round's push sent and merged from the answers (pull.ts). */
-  touched?: Set<string>
-}
-
-/** A task (or note) as the portal returns it. */
-export type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
+export type { PortalTask, PushContext } from './push-types.ts'
 
 /** The portal's collection of a task or a note. */
 const T = (c: PushContext, type: string) => `/v1/workspaces/${c.portalWs}/${type === 'note' ? 'notes' : 'tasks'}`
@@ -123,8 +114,14 @@ export const PUSH_WINDOW = 8
 export async function pushOutbox(c: PushContext): Promise<number> {
   let n = 0
   for (;;) {
-    const ops = await nextPending(c.db, c.ws, PUSH_WINDOW)
+    let ops = await nextPending(c.db, c.ws, c.batch === true ? CREATE_BATCH : PUSH_WINDOW)
     if (ops.length === 0) return n
+    // Task creations go in one batch request (feature task-batch-v1); the rest one by one, PUSH_WINDOW at a time.
+    const creates = c.batch === true ? await batchableCreates(c.db, c.ws, ops) : new Set<OutboxOp>()
+    if (creates.size > 0) {
+      n += await pushCreateBatch(c, [...creates])
+      ops = ops.filter((op) => !creates.has(op)).slice(0, PUSH_WINDOW)
+    }
     const results = await Promise.allSettled(ops.map((op) => sendOne(c, op)))
     for (const r of results) if (r.status === 'fulfilled' && r.value) n++
     const failed = results.find((r) => r.status === 'rejected')

@@ -5,7 +5,7 @@ import type { Database } from '../../core/index.ts'
 import { BadRequestError, NotFoundError, SecretKeyMissingError } from '../../core/index.ts'
 import { PortalNotConnectedError, PortalOfflineError, PortalRefusedError } from '../errors.ts'
 import { SecretBox } from '../../core/index.ts'
-import { ensureProject } from '../../workspace/index.ts'
+import { ensureProject, forgetSharedIds } from '../../workspace/index.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { deleteConnection, openToken, readConnection, recordOutcome, saveConnection } from './connection.ts'
 import { PortalSync, type PortalSyncOptions, type RoundResult } from './engine.ts'
@@ -86,12 +86,14 @@ export class PortalService {
     // round adopts the portal's default board and type instead of a later first request making second ones.
     await ensureProject(this.#db, ws)
     await this.#db.transaction((tx) => saveConnection(tx, box, ws, { url, token: input.token, portalWorkspaceId: me.body.workspace.id, scopes, features: me.features }))
+    forgetSharedIds(this.#db)
     this.sync.kick(ws)
     return this.status(ws)
   }
 
   async disconnect(ws: string) {
     const gone = await this.#db.transaction((tx) => deleteConnection(tx, ws))
+    forgetSharedIds(this.#db)
     if (!gone) throw new PortalNotConnectedError('this workspace is not connected')
     return { state: 'disconnected' as const }
   }

@@ -1,13 +1,15 @@
 // Backups while the service runs, restored into another data directory (as on
-// another machine): the log rows accepted before the backup began, the project
-// store, the sealing key; the webhook restore by itself (subscriptions gone, a
+// another machine), or into a running `lookout serve` (which restarts itself on
+// it): the log rows accepted before the backup began, the project store, the
+// sealing key; the webhook restore by itself (subscriptions gone, a
 // fresh source identity); refusals (a running service, data already there).
 import t from 'tap'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startTestLookout } from '../helpers/lookout.ts'
-import { cli } from '../desktop/portal/portal-helpers.ts'
+import { randomUUID } from 'node:crypto'
+import { cli, startCloud, until } from '../desktop/portal/portal-helpers.ts'
 import { secretKeyPath } from '../../deploy/index.ts'
 
 const lk = await startTestLookout()
@@ -91,4 +93,22 @@ t.test('bad references are refused in one line', async (t) => {
   t.match(r.stderr, /no backup no-such-backup/)
   const u = await cli(env, ['backup', 'restore'])
   t.equal(u.code, 2)
+})
+
+t.test('lookout serve restores itself: lookout backup restore while it runs, then it serves the backup', async (t) => {
+  const cloud = await startCloud()
+  t.teardown(() => cloud.stop())
+  const env = { ...process.env, LOOKOUT_DATA_DIR: cloud.dir }
+  const P = `/v1/workspaces/${cloud.workspaceId}`
+  t.equal((await cloud.req('POST', `${P}/tasks`, { idempotency_key: randomUUID(), title: 'in the backup' })).status, 201)
+  const taken = await cli(env, ['backup', 'create'])
+  t.equal(taken.code, 0, taken.stderr)
+  const backup = JSON.parse(taken.stdout)
+  t.equal((await cloud.req('POST', `${P}/tasks`, { idempotency_key: randomUUID(), title: 'after the backup' })).status, 201)
+  const r = await cli(env, ['backup', 'restore', backup.id])
+  t.equal(r.code, 0, r.stderr)
+  t.match(JSON.parse(r.stdout), { ok: true, id: backup.id })
+  const titles = await until('the restored cloud answering', async () => cloud.req('GET', `${P}/tasks`), (x) => x.status === 200)
+  t.same(titles.body.items.map((x: any) => x.title), ['in the backup'], 'the same process and port, on the backup\'s data')
+  t.equal(cloud.child.exitCode, null, 'no restart of the process')
 })

@@ -66,5 +66,12 @@ export const IDENTITY_MIGRATIONS: MigrationSet = {
           FOR EACH ROW EXECUTE FUNCTION lookout_token_changed();
       `,
     },
+    {
+      version: 3,
+      name: 'shared workspace id',
+      // A desktop workspace connected to a portal is presented under the portal's
+      // workspace uuid (workspace/identity/shared-ids.ts); the local id stays the key.
+      sql: `ALTER TABLE workspaces ADD COLUMN shared_id uuid UNIQUE;`,
+    },
   ],
 }

@@ -71,8 +71,10 @@ export async function listWorkspaces(db: Sql, ids?: readonly string[]): Promise<
 /** Creates a token and returns it once; only its hash is stored. */
 export async function createToken(db: Sql, t: NewToken): Promise<{ id: string; token: string }> {
   if (!isUuid(t.workspaceId)) throw new BadRequestError('workspace must be a uuid')
-  const ws = await db.query('SELECT 1 FROM workspaces WHERE id = $1', [t.workspaceId])
-  if (ws.rows.length === 0) throw new NotFoundError('workspace')
+  // The shared id (shared-ids.ts) names a connected desktop workspace too: `lookout workspace list` shows it.
+  const ws = await db.query<{ id: string }>('SELECT id FROM workspaces WHERE id = $1 OR shared_id = $1', [t.workspaceId])
+  const workspaceId = ws.rows[0]?.id
+  if (workspaceId === undefined) throw new NotFoundError('workspace')
   for (const s of t.scopes) if (!isScope(s)) throw new BadRequestError(`unknown scope ${s}`)
   if (t.scopes.length === 0) throw new BadRequestError('a token needs at least one scope')
   if (t.resources !== 'all') for (const r of t.resources) if (!isUuid(r)) throw new BadRequestError(`resource ${r} is not a uuid`)
@@ -82,7 +84,7 @@ export async function createToken(db: Sql, t: NewToken): Promise<{ id: string; t
   await db.query(
     `INSERT INTO tokens (id, workspace_id, name, kind, secret_hash, scopes, resource_ids, staff_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [uuid, t.workspaceId, t.name ?? '', t.kind ?? 'access', hashSecret(secret), [...new Set(t.scopes)],
+    [uuid, workspaceId, t.name ?? '', t.kind ?? 'access', hashSecret(secret), [...new Set(t.scopes)],
       t.resources === 'all' ? null : [...t.resources], t.staffId ?? null])
   return { id: uuid, token: `${PREFIX}_${uuid.replaceAll('-', '')}_${secret}` }
 }

@@ -16,7 +16,6 @@ import {
 import { applyActionAny, type ActionInput } from '../../../workspace/index.ts'
 import { seesInternal, type ProjectCtx } from '../../../workspace/index.ts'
 import { ensureProject, listWorkspaces } from '../../../workspace/index.ts'
-import { isPortalAliasOf } from '../../../desktop/index.ts'
 import { projectIdempotent as idempotent } from '../../../workspace/index.ts'
 import {
   applyChanges, checkEditable, checkRevision, getItemRow, lockItem, toView, type ItemRow,
@@ -33,9 +32,8 @@ import { DESKTOP_READ, DESKTOP_WRITE, afterKey, ctxOf, foldIds, pageBody, parts,
  */
 export async function desktopCtx(req: FastifyRequest, db: Database, named: string | undefined): Promise<ProjectCtx> {
   const p = principalOf(req)
+  // A shared workspace id was already translated to the local one (api/edge/shared-workspace.ts).
   if (named === undefined || named === p.workspaceId) return ctxOf(req, db)
-  // The shared workspace id (the portal's workspace uuid) names the connected local workspace.
-  if (await isPortalAliasOf(db, named.toLowerCase(), p.workspaceId)) return ctxOf(req, db)
   if (!req.isOwner) throw new ForbiddenError('the token belongs to another workspace')
   if ((await listWorkspaces(db, [named])).length === 0) throw new NotFoundError('workspace')
   return ctxOf(req, db, named)

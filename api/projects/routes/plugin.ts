@@ -11,6 +11,7 @@ import { desktopCatalogueRoutes } from './desktop-catalogues.ts'
 import { desktopItemRoutes } from './desktop-items.ts'
 import { noteRoutes } from './notes.ts'
 import { taskRoutes } from './tasks.ts'
+import { taskBatchRoutes } from './task-batch.ts'
 import { ticketRoutes } from './tickets.ts'
 import { viewRoutes } from './views.ts'
 import { portalConnected, rewriteOldIds } from '../../../desktop/index.ts'
@@ -57,6 +58,7 @@ export async function projectRoutes(app: FastifyInstance, opts: ProjectRouteOpti
   await app.register(boardRoutes, opts)
   await app.register(catalogueRoutes, opts)
   await app.register(taskRoutes, opts)
+  await app.register(taskBatchRoutes, opts)
   await app.register(ticketRoutes, opts)
   await app.register(noteRoutes, opts)
   await app.register(deliverableRoutes, opts)

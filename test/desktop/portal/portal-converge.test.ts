@@ -27,6 +27,7 @@ t.test('connect first, then the first project request: one board, one type, ever
   t.equal(c.status, 200, JSON.stringify(c.body))
   t.equal((await sync()).state, 'connected')
   const a = await create('first after connecting')
+  t.equal(a.workspace_id, cloud.workspaceId, 'connected first: a new record carries the shared workspace id at once')
   for (let i = 0; i < 2; i++) {
     const round = await sync()
     t.equal(round.state, 'connected', `round ${i + 1}: ${JSON.stringify(round)}`)

@@ -23,7 +23,9 @@ async function converged(t: Test, cloud: Awaited<ReturnType<typeof startCloud>>,
 }
 
 t.test('the cloud is killed in the middle of a sync', async (t) => {
-  const cloud = await startCloud()
+  // One creation per request (no task-batch-v1), so the kill lands between creations; a batch's
+  // kill on each side of its commit is portal-kill.test.ts's. The trace lines say when creations commit.
+  const cloud = await startCloud({ LOOKOUT_PORTAL_FEATURES: 'task-taxonomy-v1', LOOKOUT_TRACE_PROJECT: '1' })
   t.teardown(() => cloud.stop())
   const desk = await startPortalDesktop()
   t.teardown(() => desk.stop())
@@ -32,10 +34,15 @@ t.test('the cloud is killed in the middle of a sync', async (t) => {
     const r = await desk.owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title })
     t.equal(r.status, 201)
   }
-  // Connecting starts a round at once; it is killed once some tasks are on the cloud.
+  // Connecting starts a round at once; it is killed once some tasks are on the cloud (three committed).
+  let seen = 0
+  const some = new Promise<void>((resolve) => cloud.child.stderr?.on('data', (d: Buffer) => {
+    seen += (d.toString().match(/lookout-trace task\.create committed/g) ?? []).length
+    if (seen >= 3) resolve()
+  }))
   const c = await desk.owner('POST', '/v1/portal/connection', { url: cloud.url, token: cloud.token })
   t.equal(c.status, 200, JSON.stringify(c.body))
-  const seen = await until('tasks reaching the cloud', async () => (await cloud.req('GET', `/v1/workspaces/${cloud.workspaceId}/tasks?limit=100`)).body.items.length, (n) => n >= 3, 60_000)
+  await some
   await cloud.kill()
   t.ok(seen < titles.length, `killed mid-sync (${seen} of ${titles.length} had arrived)`)
   const off = (await desk.owner('POST', '/v1/portal/sync')).body
@@ -66,8 +73,8 @@ t.test('answers lost after the cloud committed: creations and edits are replays,
   t.teardown(() => desk.stop())
   const titles = ['lost answer 1', 'lost answer 2', 'lost answer 3']
   for (const title of titles) t.equal((await desk.owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title })).status, 201)
-  // The first three creation requests (the tasks are sent together, and retried) lose their answers after the cloud committed.
-  proxy.cut(/^POST \/v1\/workspaces\/[0-9a-f-]+\/tasks HTTP/, 3)
+  // The first three creation requests (the three tasks in one batch, and its two retries) lose their answers after the cloud committed.
+  proxy.cut(/^POST \/v1\/workspaces\/[0-9a-f-]+\/tasks\/batch HTTP/, 3)
   t.equal((await desk.owner('POST', '/v1/portal/connection', { url, token: cloud.token })).status, 200)
   await until('the cut answers', async () => proxy.cuts, (n) => n >= 3)
   t.ok((await cloudTasks(cloud)).length >= 1, 'the cloud committed creations whose answers never came back')

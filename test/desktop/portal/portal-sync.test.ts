@@ -4,6 +4,8 @@
 // catalogue reviews, portal reads online and offline, owner-only routes.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { freePort, httpReq } from '../desktop-helpers.ts'
 import { cli, closedPort, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
 import { deskOps } from './portal-helpers.ts'
@@ -24,7 +26,7 @@ const status = async () => (await owner('GET', '/v1/portal/connection')).body
 
 t.test('before connecting: the cloud advertises task-taxonomy-v1; disconnected; portal reads fail', async (t) => {
   const me = await httpReq(cloud.url, 'GET', '/v1/me', undefined, { authorization: `Bearer ${cloud.token}`, 'x-service-desktop-features': 'task-taxonomy-v1' })
-  t.equal(me.headers['x-service-desktop-features'], 'task-taxonomy-v1')
+  t.equal(me.headers['x-service-desktop-features'], 'task-taxonomy-v1, task-batch-v1')
   t.equal((await status()).state, 'disconnected')
   const rid = await desk.resource('web-1')
   const r = await owner('GET', `/v1/portal/logs?resource_id=${rid}`)
@@ -110,6 +112,43 @@ t.test('offline work, then connect with the CLI and sync: each task once on the 
   await sync()
   t.equal((await cloud.req('GET', `${CW}/tasks/${cloudA.id}`)).body.description, 'edited by old id', 'and reaches the portal')
   offline.cloudA = cloudA
+})
+
+t.test('the shared workspace id is the portal uuid: records, workspaces, the assignment view, webhook source; the local id still works', async (t) => {
+  const ws = cloud.workspaceId
+  t.not(desk.workspaceId, ws, 'the desktop\'s own workspace id is another uuid')
+  t.same((await owner('GET', '/v1/workspaces')).body.items.map((w: any) => w.id), [ws], 'GET /v1/workspaces')
+  const items = (await owner('GET', '/v1/projects/items')).body.items
+  t.ok(items.length > 0 && items.every((x: any) => x.workspace_id === ws), 'every record carries it')
+  t.equal((await owner('GET', `/v1/projects/items/${offline.cloudA.id}/assignment?workspace_id=${ws}`)).body.workspace_id, ws, 'the assignment view')
+  for (const named of [desk.workspaceId, ws]) {
+    const byPath = await owner('GET', `/v1/workspaces/${named}/tasks/${offline.cloudA.id}`)
+    t.equal(byPath.status, 200, `a path naming ${named === ws ? 'the shared' : 'the local'} id`)
+    t.equal(byPath.body.workspace_id, ws)
+    const g = await desk.grant(['project:read'])
+    const asGrant = await owner('GET', `/v1/workspaces/${named}/tasks/${offline.cloudA.id}`, undefined, { 'x-lookout-act-as-grant': g.id })
+    t.equal(asGrant.status, 200, `for a grant too (${named === ws ? 'shared' : 'local'} id)`)
+  }
+  const byLocal = await owner('GET', `/v1/projects/items?workspace_id=${desk.workspaceId}`)
+  t.equal(byLocal.status, 200, 'the local id is still accepted in filters')
+  t.equal(byLocal.body.items.length, items.length)
+  // The webhook envelope's source.workspace_id: a test event to a receiver on loopback.
+  const got: any[] = []
+  const receiver = createServer((req, res) => {
+    let b = ''
+    req.on('data', (d) => (b += d)).on('end', () => {
+      got.push(JSON.parse(b))
+      res.end()
+    })
+  })
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+  t.teardown(() => receiver.close())
+  const hook = await owner('POST', `/v1/webhooks?workspace_id=${ws}`, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` })
+  t.equal(hook.status, 201, JSON.stringify(hook.body))
+  t.equal((await owner('POST', `/v1/webhooks/${hook.body.id}/test`)).status, 202)
+  await until('the test event', async () => got, (g: any[]) => g.length > 0)
+  t.equal(got[0].source.workspace_id, ws, 'webhook source.workspace_id')
+  t.equal((await owner('DELETE', `/v1/webhooks/${hook.body.id}`)).status, 200)
 })
 
 t.test('a task created while connected has no number until the portal supplies it', async (t) => {

@@ -37,6 +37,35 @@ t.test('create: 201, defaults, a sequential number; identical replay 200 with th
   t.equal(other.status, 409, 'a key is one operation, whatever the route')
 })
 
+t.test('task batches (Lookout extension): each item idempotent by its own key, refusals in their place, 1..100 items', async (t) => {
+  const items = [0, 1, 2].map((i) => ({ idempotency_key: key(), title: `batched ${i}` }))
+  const bad = { idempotency_key: key(), title: 'bad status', status_id: randomUUID() }
+  const first = await lk.req('POST', `${P}/tasks/batch`, { items: [...items, bad] })
+  t.equal(first.status, 200, JSON.stringify(first.body))
+  t.same(first.body.items.map((x: any) => x.status), [201, 201, 201, 422])
+  t.same(first.body.items.slice(0, 3).map((x: any) => x.task.title), ['batched 0', 'batched 1', 'batched 2'])
+  t.same(first.body.items[3].detail[0].loc, ['body', 'items', 3, 'status_id'], 'the refusal names the item and its field')
+  const numbers = first.body.items.slice(0, 3).map((x: any) => x.task.number)
+  t.same(numbers, [numbers[0], numbers[0] + 1, numbers[0] + 2], 'numbered in order')
+  // Resent (an answer lost): every creation replays, none is made twice.
+  const again = await lk.req('POST', `${P}/tasks/batch`, { items })
+  t.same(again.body.items.map((x: any) => x.status), [200, 200, 200])
+  t.same(again.body.items.map((x: any) => x.task), first.body.items.slice(0, 3).map((x: any) => x.task), 'the first answers')
+  const single = await lk.req('POST', `${P}/tasks`, items[0])
+  t.equal(single.status, 200, 'and the single route replays the batch\'s creation too')
+  const changed = await lk.req('POST', `${P}/tasks/batch`, { items: [{ ...items[1], title: 'other content' }] })
+  t.equal(changed.body.items[0].status, 409, 'a key reused with other content')
+  const many = (n: number) => ({ items: Array.from({ length: n }, (_, i) => ({ idempotency_key: key(), title: `bulk ${i}` })) })
+  const over = await lk.req('POST', `${P}/tasks/batch`, many(101))
+  t.equal(over.status, 422, '101 items')
+  t.same(over.body.detail[0].loc, ['body', 'items'])
+  t.equal((await lk.req('POST', `${P}/tasks/batch`, { items: [] })).status, 422, 'no item')
+  t.equal((await lk.req('POST', `${P}/tasks/batch`, { items: [items[0]], extra: 1 })).status, 422, 'an unknown property')
+  const full = await lk.req('POST', `${P}/tasks/batch`, many(100))
+  t.equal(full.status, 200, '100 items')
+  t.ok(full.body.items.every((x: any) => x.status === 201))
+})
+
 t.test('a replay returns the original body even after the task changed', async (t) => {
   const body = { idempotency_key: key(), title: 'original' }
   const first = await lk.req('POST', `${P}/tasks`, body)
