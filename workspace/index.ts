@@ -72,6 +72,8 @@ export {
 } from './projects/schemas/desktop.ts'
 export { insertEdge, listEdges, tombstoneEdge } from './projects/store/edges.ts'
 export type { EdgeInput } from './projects/store/edges.ts'
+export { adoptRecordId, insertPortalRecord, recordRevisions, recordsByIds, writeRecord } from './projects/store/sync-records.ts'
+export type { SyncRecord, SyncRecordKind } from './projects/store/sync-records.ts'
 export { insertNote, noteChanges, createNote, updateNote } from './projects/store/notes.ts'
 export type { NoteCreateInput, NoteUpdateInput } from './projects/store/notes.ts'
 export { insertTask, taskChanges, createTask, deleteItem, moveTask, updateTask } from './projects/store/tasks.ts'

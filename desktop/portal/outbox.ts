@@ -9,10 +9,13 @@ import { changedFields, itemFieldsOf } from './task-fields.ts'
 
 export const OUTBOX_STATES = { pending: 'pending', done: 'done', conflict: 'conflict', refused: 'refused', dropped: 'dropped' } as const
 export type OutboxState = (typeof OUTBOX_STATES)[keyof typeof OUTBOX_STATES]
+export type OpKind = 'item' | 'comment' | 'edge'
 
 export interface OutboxOp {
   seq: string
   item_key: string
+  /** item: a task or note (portal_items); comment or edge: portal_records. */
+  kind: OpKind
   op: 'create' | 'update'
   payload: Record<string, unknown>
   idempotency_key: string
@@ -24,7 +27,7 @@ export interface OutboxOp {
   created_at: string
 }
 
-const OP_COLS = `seq::text AS seq, item_key, op, payload, idempotency_key, state, forced, attempts, last_error,
+const OP_COLS = `seq::text AS seq, item_key, kind, op, payload, idempotency_key, state, forced, attempts, last_error,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
 
 /** Turns the local task changes not yet captured into outbox operations; returns how many. */
@@ -69,9 +72,9 @@ export async function capture(db: Database, ws: string): Promise<number> {
   })
 }
 
-async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Record<string, unknown>): Promise<void> {
-  await tx.query('INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key) VALUES ($1, $2, $3, $4, $5)',
-    [ws, itemKey, op, JSON.stringify(payload), randomUUID()])
+export async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Record<string, unknown>, kind: OpKind = 'item'): Promise<void> {
+  await tx.query('INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key, kind) VALUES ($1, $2, $3, $4, $5, $6)',
+    [ws, itemKey, op, JSON.stringify(payload), randomUUID(), kind])
 }
 
 /**
@@ -80,10 +83,10 @@ async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'upd
  * different tasks are independent (catalogues were settled before), so their
  * operations may be in flight together.
  */
-export async function nextPending(db: Sql, ws: string, limit: number): Promise<OutboxOp[]> {
+export async function nextPending(db: Sql, ws: string, limit: number, kinds: readonly OpKind[] = ['item']): Promise<OutboxOp[]> {
   const r = await db.query<OutboxOp>(
-    `SELECT * FROM (SELECT DISTINCT ON (item_key) ${OP_COLS} FROM portal_outbox WHERE workspace_id = $1 AND state = 'pending' ORDER BY item_key, seq) o
-     ORDER BY seq::bigint LIMIT $2`, [ws, limit])
+    `SELECT * FROM (SELECT DISTINCT ON (item_key) ${OP_COLS} FROM portal_outbox WHERE workspace_id = $1 AND state = 'pending' AND kind = ANY($3) ORDER BY item_key, seq) o
+     ORDER BY seq::bigint LIMIT $2`, [ws, limit, kinds])
   return r.rows
 }
 
@@ -101,17 +104,25 @@ export async function hasPending(db: Sql, ws: string, itemKey: string): Promise<
   return r.rows.length > 0
 }
 
-/** Operations that need the owner: conflicts (409) and refusals, with the item they belong to (its number and title). */
-export type AttentionOp = OutboxOp & { item_id: string; portal_id: string | null; item_type: string; number: number | null; title: string | null }
+/**
+ * Operations that need the owner: conflicts (409) and refusals, with the item they belong to (its number and title);
+ * a comment's or an edge's operation names its task or from item that way, with `record_id` the comment or edge.
+ */
+export type AttentionOp = OutboxOp & { item_id: string; portal_id: string | null; item_type: string; number: number | null; title: string | null; record_id: string | null }
 
 export async function listAttention(db: Sql, ws: string): Promise<AttentionOp[]> {
   const r = await db.query<AttentionOp>(
-    `SELECT o.seq::text AS seq, o.item_key, o.op, o.payload, o.idempotency_key, o.state, o.forced, o.attempts, o.last_error,
+    `SELECT o.seq::text AS seq, o.item_key, o.kind, o.op, o.payload, o.idempotency_key, o.state, o.forced, o.attempts, o.last_error,
        to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
-       p.local_id AS item_id, p.portal_id, p.item_type, i.number, i.title
-     FROM portal_outbox o JOIN portal_items p ON p.workspace_id = o.workspace_id AND p.item_key = o.item_key
-     LEFT JOIN project_items i ON i.workspace_id = p.workspace_id AND i.id = p.local_id
-     WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') ORDER BY o.seq`, [ws])
+       coalesce(p.local_id, pi.local_id) AS item_id, coalesce(p.portal_id, r.portal_id) AS portal_id,
+       CASE WHEN o.kind = 'item' THEN p.item_type ELSE o.kind END AS item_type, i.number, i.title,
+       r.local_id AS record_id
+     FROM portal_outbox o
+     LEFT JOIN portal_items p ON o.kind = 'item' AND p.workspace_id = o.workspace_id AND p.item_key = o.item_key
+     LEFT JOIN portal_records r ON o.kind <> 'item' AND r.workspace_id = o.workspace_id AND r.record_key = o.item_key
+     LEFT JOIN portal_items pi ON pi.workspace_id = o.workspace_id AND (pi.item_key = (r.captured->>'item_key')::uuid)
+     LEFT JOIN project_items i ON i.workspace_id = o.workspace_id AND i.id = coalesce(p.local_id, pi.local_id)
+     WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') AND (p.item_key IS NOT NULL OR r.record_key IS NOT NULL) ORDER BY o.seq`, [ws])
   return r.rows
 }
 

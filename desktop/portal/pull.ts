@@ -7,6 +7,7 @@
 import { portalCall } from './client.ts'
 import { APPLY, applyPortalTask } from './local-tasks.ts'
 import { fetchPortalTask, type PortalTask, type PushContext } from './push.ts'
+import { noRecordChanges, noteRecordEntry, pullRecords, type RecordChanges } from './pull-records.ts'
 
 /**
  * What a pull works with: a push's, this desktop's own credential on the
@@ -18,8 +19,9 @@ export type PullContext = PushContext & { self?: string | null }
 type Page<T> = { items: T[]; next_cursor: string | null }
 
 /** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */
-async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<string, 'task' | 'note'>; newest: string | null } | null> {
+async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<string, 'task' | 'note'>; records: RecordChanges; newest: string | null } | null> {
   const ids = new Map<string, 'task' | 'note'>()
+  const records = noRecordChanges()
   let newest: string | null = null
   let page: string | undefined
   for (let pages = 0; pages < 50; pages++) {
@@ -27,7 +29,8 @@ async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<
       `/v1/workspaces/${c.portalWs}/project/activity`, undefined, { query: { limit: 100, cursor: page } })
     for (const e of r.body.items) {
       newest ??= e.id
-      if (e.id === cursor) return { ids, newest }
+      if (e.id === cursor) return { ids, records, newest }
+      noteRecordEntry(records, e)
       // This desktop's own pushes were merged from their answers when they were sent: not fetched again one by one.
       if (c.self != null && e.actor.token_id === c.self && e.item_id !== null && c.touched?.has(e.item_id) === true) continue
       if ((e.entity === 'task' || e.entity === 'note') && e.item_id !== null) ids.set(e.item_id, e.entity)
@@ -69,12 +72,16 @@ export async function pull(c: PullContext, cursor: string | null): Promise<{ app
   if (changes === null) {
     const head = await newestActivity(c)
     await allItems(c, apply)
+    const r = await pullRecords(c, null)
     // A deferred task (a local edit in between, or its board not here yet) is read again next round.
-    return { applied, cursor: deferred > 0 ? cursor : head }
+    return { applied: applied + r.applied, cursor: deferred + r.deferred > 0 ? cursor : head }
   }
   for (const [id, type] of changes.ids) {
     const t = await fetchPortalTask(c, id, type)
     if (t !== undefined) await apply(t, type)
   }
+  const r = await pullRecords(c, changes.records)
+  applied += r.applied
+  deferred += r.deferred
   return { applied, cursor: deferred > 0 ? cursor : changes.newest ?? cursor }
 }

@@ -4,11 +4,11 @@
 // round after it succeeds); edits of different fields merge three ways; a
 // retried conflict shows the desktop's values on both sides; work states and
 // approval decisions travel both ways.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { connectMcp } from '../mcp/mcp-helpers.ts'
 import { LOCAL_ONLY_NOTE } from '../../../desktop/mcp/server.ts'
-import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop } from './portal-helpers.ts'
+import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
 import { deskOps } from './portal-helpers.ts'
 
 const cloud = await startCloud()
@@ -161,24 +161,115 @@ t.test('work states and approval decisions travel both ways', async (t) => {
   t.equal(s.pending_operations, 0)
 })
 
-t.test('what stays local says so: a comment made through the tool server on a connected desktop; old ids on portal-shaped routes', async (t) => {
-  const before = await create('commented here')
+const DW = `/v1/workspaces/${desk.workspaceId}`
+const deskComments = async (task: string, deleted = false) => (await owner('GET', `${DW}/tasks/${task}/comments?deleted=${deleted}`)).body.items
+const cloudComments = async (task: string, deleted = false) => (await cloud.req('GET', `${CW}/tasks/${task}/comments?deleted=${deleted}`)).body.items
+const settled = async (t: Test) => {
+  const s = (await owner('GET', '/v1/portal/connection')).body
+  t.equal(s.conflicts, 0, JSON.stringify((await owner('GET', '/v1/portal/conflicts')).body))
+  t.equal(s.pending_operations, 0)
+}
+
+t.test('comments sync both ways: made offline on a provisional task id, edited and deleted on each side', async (t) => {
+  const task = await create('commented offline')
+  const c1 = await owner('POST', `${DW}/tasks/${task.id}/comments`, { idempotency_key: randomUUID(), body: 'written offline' })
+  t.equal(c1.status, 201, JSON.stringify(c1.body))
+  t.equal(c1.headers['x-lookout-sync'], undefined, 'a comment is no longer marked local')
+  const gone = (await owner('POST', `${DW}/tasks/${task.id}/comments`, { idempotency_key: randomUUID(), body: 'deleted before any round' })).body
+  t.equal((await owner('DELETE', `${DW}/tasks/${task.id}/comments/${gone.id}`, { revision: gone.revision })).status, 200)
+  t.equal((await sync()).state, 'connected')
+  const canonical = (await desktopTasks(desk)).find((x) => x.title === 'commented offline').id
+  t.not(canonical, task.id, 'the task took its canonical id')
+  const there = await cloudComments(canonical)
+  t.same(there.map((c: any) => c.body), ['written offline'], 'once on the cloud, on the canonical task; the one deleted offline never left')
+  const here = await deskComments(canonical)
+  t.same(here.map((c: any) => c.id), [there[0].id], 'the desktop\'s comment took the canonical id')
+  // The old comment id (path) still resolves: an edit by it.
+  const e1 = await owner('PATCH', `${DW}/tasks/${task.id}/comments/${c1.body.id}`, { revision: here[0].revision, body: 'edited here' })
+  t.equal(e1.status, 200, JSON.stringify(e1.body))
   await sync()
-  const task = await local(before.id)
-  t.not(task.id, before.id, 'the task took its canonical id')
-  // The portal-shaped route (the tool server's) accepts the provisional id too.
-  const direct = await owner('POST', `/v1/workspaces/${desk.workspaceId}/tasks/${before.id}/comments`, { idempotency_key: randomUUID(), body: 'by the old id' })
-  t.equal(direct.status, 201, JSON.stringify(direct.body))
-  t.equal(direct.headers['x-lookout-sync'], 'local', 'the answer says the comment stays local')
+  const r1 = (await cloudComments(canonical))[0]
+  t.equal(r1.body, 'edited here', 'the desktop\'s edit reached the cloud')
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${canonical}/comments/${r1.id}`, { revision: r1.revision, body: 'edited there' })).status, 200)
+  const fromCloud = await cloud.req('POST', `${CW}/tasks/${canonical}/comments`, { idempotency_key: randomUUID(), body: 'written on the cloud' })
+  t.equal(fromCloud.status, 201)
+  await sync()
+  t.same((await deskComments(canonical)).map((c: any) => [c.id, c.body]), [[r1.id, 'edited there'], [fromCloud.body.id, 'written on the cloud']], 'the cloud\'s edit and comment came back')
+  // Deleted on each side.
+  const mine = (await deskComments(canonical))[0]
+  t.equal((await owner('DELETE', `${DW}/tasks/${canonical}/comments/${mine.id}`, { revision: mine.revision })).status, 200)
+  const theirs = (await cloudComments(canonical)).find((c: any) => c.id === fromCloud.body.id)
+  t.equal((await cloud.req('DELETE', `${CW}/tasks/${canonical}/comments/${theirs.id}`, { revision: theirs.revision })).status, 200)
+  await sync()
+  t.same((await cloudComments(canonical)).map((c: any) => c.id), [], 'nothing live on the cloud')
+  t.same((await cloudComments(canonical, true)).map((c: any) => c.id).sort(), [mine.id, theirs.id].sort(), 'both deleted there')
+  t.same((await deskComments(canonical)).map((c: any) => c.id), [], 'nothing live on the desktop')
+  t.ok((await deskComments(canonical, true)).some((c: any) => c.id === theirs.id), 'the cloud\'s deletion reached the desktop')
+  await settled(t)
+})
+
+t.test('a comment edited on both sides is a conflict; retry sends the desktop\'s body', async (t) => {
+  const task = (await desktopTasks(desk)).find((x) => x.title === 'commented offline')
+  t.equal((await owner('POST', `${DW}/tasks/${task.id}/comments`, { idempotency_key: randomUUID(), body: 'first' })).status, 201)
+  await sync()
+  const c = (await deskComments(task.id)).find((x: any) => x.body === 'first')
+  t.equal((await owner('PATCH', `${DW}/tasks/${task.id}/comments/${c.id}`, { revision: c.revision, body: 'desktop body' })).status, 200)
+  const r = (await cloudComments(task.id)).find((x: any) => x.id === c.id)
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${task.id}/comments/${c.id}`, { revision: r.revision, body: 'cloud body' })).status, 200)
+  await sync()
+  const list = (await owner('GET', '/v1/portal/conflicts')).body.items
+  t.equal(list.length, 1, JSON.stringify(list))
+  t.match(list[0], { item_type: 'comment', record_id: c.id, number: task.number, payload: { body: 'desktop body' } }, 'listed with its task and the field')
+  t.equal((await deskComments(task.id)).find((x: any) => x.id === c.id).body, 'cloud body', 'the desktop shows the portal\'s body meanwhile')
+  t.equal((await owner('POST', `/v1/portal/conflicts/${list[0].seq}`, { action: 'retry' })).status, 200)
+  await until('the retried body on both sides', async () => [(await cloudComments(task.id)).find((x: any) => x.id === c.id).body, (await deskComments(task.id)).find((x: any) => x.id === c.id).body],
+    (b) => b[0] === 'desktop body' && b[1] === 'desktop body')
+  await settled(t)
+})
+
+t.test('the tool server\'s comment syncs; a deliverable stays local and says so', async (t) => {
+  const task = (await desktopTasks(desk)).find((x) => x.title === 'commented offline')
   const mcp = await connectMcp(t, desk.env as Record<string, string>)
   t.teardown(() => mcp.client.close())
   const r = await mcp.client.callTool({ name: 'project_comment_create', arguments: { item_id: task.id, body: 'from an agent', idempotency_key: randomUUID() } })
   t.notOk(r.isError, JSON.stringify(r.content))
-  const texts = (r.content as { type: string; text: string }[]).map((c) => c.text)
-  t.same(texts.slice(1), [LOCAL_ONLY_NOTE], 'the tool result says it is kept on this desktop only')
-  const read = await mcp.client.callTool({ name: 'project_get', arguments: { item_id: task.id } })
-  t.equal((read.content as unknown[]).length, 1, 'a read carries no such note')
-  t.same((await owner('GET', '/v1/portal/connection')).body.local_only.includes('comments'), true, 'and the status lists comments as local')
+  t.equal((r.content as unknown[]).length, 1, 'no "kept on this desktop" note')
+  await sync()
+  t.ok((await cloudComments(task.id)).some((c: any) => c.body === 'from an agent'), 'the agent\'s comment reached the cloud')
+  const d = await owner('POST', `${DW}/deliverables`, { idempotency_key: randomUUID(), title: 'local deliverable' })
+  t.equal(d.status, 201)
+  t.equal(d.headers['x-lookout-sync'], 'local', 'a deliverable says it stays local')
+  t.same((await owner('GET', '/v1/portal/connection')).body.local_only.includes('deliverables'), true)
+  t.notOk((await owner('GET', '/v1/portal/connection')).body.local_only.includes('comments'), 'comments are not listed as local')
+  t.equal((await mcp.client.callTool({ name: 'project_get', arguments: { item_id: task.id } }) as any).content.length, 1, 'a read carries no note')
+  t.match(LOCAL_ONLY_NOTE, /deliverables/)
+})
+
+t.test('edges sync both ways: made offline between provisional ids, tombstoned on each side', async (t) => {
+  const a = await create('edge from')
+  const b = await create('edge to')
+  const e = await owner('POST', '/v1/projects/edges', { idempotency_key: randomUUID(), from_id: a.id, to_id: b.id, relation: 'blocks' })
+  t.equal(e.status, 201, JSON.stringify(e.body))
+  t.equal(e.headers['x-lookout-sync'], undefined)
+  await sync()
+  const tasks = await desktopTasks(desk)
+  const [ca, cb] = ['edge from', 'edge to'].map((x) => tasks.find((y) => y.title === x).id)
+  const there = (await cloud.req('GET', `/v1/projects/edges?item_id=${ca}`)).body.items
+  t.same(there.map((x: any) => [x.from_id, x.to_id, x.relation]), [[ca, cb, 'blocks']], 'on the cloud between the canonical ids')
+  const here = (await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items
+  t.same(here.map((x: any) => x.id), [there[0].id], 'the edge took the canonical id')
+  // The cloud's edge comes here; each side tombstones one.
+  const made = await cloud.req('POST', '/v1/projects/edges', { idempotency_key: randomUUID(), from_id: cb, to_id: ca, relation: 'relates_to' })
+  t.equal(made.status, 201, JSON.stringify(made.body))
+  await sync()
+  t.ok((await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items.some((x: any) => x.id === made.body.id), 'the cloud\'s edge came back')
+  t.equal((await owner('DELETE', `/v1/projects/edges/${e.body.id}`, { idempotency_key: randomUUID(), revision: here[0].revision })).status, 200, 'tombstoned here by its old id')
+  t.equal((await cloud.req('DELETE', `/v1/projects/edges/${made.body.id}`, { idempotency_key: randomUUID(), revision: made.body.revision })).status, 200)
+  await sync()
+  t.same((await cloud.req('GET', `/v1/projects/edges?item_id=${ca}`)).body.items, [], 'no live edge on the cloud')
+  t.same((await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items, [], 'no live edge on the desktop')
+  t.equal((await owner('GET', `/v1/projects/edges?item_id=${ca}&deleted=true`)).body.items.length, 2, 'both tombstones here')
+  await settled(t)
 })
 
 t.test('the CLI says what happened: a failed round exits 1, the status follows the last attempt, no service is one line', async (t) => {
