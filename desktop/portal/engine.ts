@@ -122,7 +122,9 @@ export class PortalSync {
       out.captured += await captureRecords(this.#db, ws)
       const before = (await counts(this.#db, ws)).conflicts
       try {
-        out.pushed = await pushOutbox(ctx)
+        // Deliverables before the tasks that link to them.
+        out.pushed = await pushOutbox(ctx, ['deliverable'])
+        out.pushed += await pushOutbox(ctx)
         // Comments and edges after the tasks and notes they belong to.
         out.pushed += await pushRecords(ctx)
       } finally {

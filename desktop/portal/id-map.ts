@@ -110,8 +110,8 @@ export async function foldId(tx: Sql, ws: string, kind: Exclude<MapKind, 'item' 
   await remember(tx, ws, kind, dupId, canonical)
 }
 
-/** The captured (already queued) and agreed states of synced items name catalogue ids too. */
-async function rewriteQueued(tx: Sql, ws: string, oldId: string, canonical: string): Promise<void> {
+/** The captured (already queued) and agreed states of synced items name catalogue ids (and deliverables) too. */
+export async function rewriteQueued(tx: Sql, ws: string, oldId: string, canonical: string): Promise<void> {
   await tx.query(
     `UPDATE portal_items SET captured = replace(captured::text, $2, $3)::jsonb, base = replace(base::text, $2, $3)::jsonb
      WHERE workspace_id = $1 AND (captured::text LIKE '%' || $2 || '%' OR base::text LIKE '%' || $2 || '%')`,

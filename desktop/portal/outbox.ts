@@ -9,7 +9,8 @@ import { changedFields, itemFieldsOf } from './task-fields.ts'
 
 export const OUTBOX_STATES = { pending: 'pending', done: 'done', conflict: 'conflict', refused: 'refused', dropped: 'dropped' } as const
 export type OutboxState = (typeof OUTBOX_STATES)[keyof typeof OUTBOX_STATES]
-export type OpKind = 'item' | 'comment' | 'edge'
+/** item: a task or a note; deliverable: pushed before them (a task links to it); comment, edge: after them. */
+export type OpKind = 'item' | 'deliverable' | 'comment' | 'edge'
 
 export interface OutboxOp {
   seq: string
@@ -34,9 +35,10 @@ const OP_COLS = `seq::text AS seq, item_key, kind, op, payload, idempotency_key,
 export async function capture(db: Database, ws: string): Promise<number> {
   return db.transaction(async (tx) => {
     // Not locked: an edit made after this read has a higher revision and is captured next time.
+    // Service tickets (and their work tasks) stay local: the portal takes no ticket from a desktop.
     const r = await tx.query<ItemRow & { captured: Record<string, unknown> | null; item_key: string | null }>(
       `SELECT x.*, p.captured, p.item_key
-       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type IN ('task', 'note')) x
+       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type IN ('task', 'note', 'deliverable') AND kind <> 'service_ticket') x
        LEFT JOIN portal_items p ON p.workspace_id = $1 AND p.local_id = x.id
        WHERE p.item_key IS NULL OR x.revision > p.captured_revision
        ORDER BY x.seq::bigint`, [ws])
@@ -46,26 +48,28 @@ export async function capture(db: Database, ws: string): Promise<number> {
       if (row.item_key === null) {
         // A creation carries the fields the portal's create takes; the work state follows as actions (an update).
         const { archived: _a, deleted: _d, state: _s, blocked_reason: _b, ...create } = now
-        const created = row.item_type === 'task' ? { ...now, archived: false, deleted: false, state: 'open', blocked_reason: '' } : { ...now, archived: false, deleted: false }
+        const created = row.item_type === 'note' ? { ...now, archived: false, deleted: false } : { ...now, archived: false, deleted: false, state: 'open', blocked_reason: '' }
+        const kind = row.item_type === 'deliverable' ? 'deliverable' : 'item'
         await tx.query(
           'INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision, item_type) VALUES ($1, $2, $2, $3, $4, $5)',
           [ws, row.id, JSON.stringify(now), row.revision, row.item_type])
-        await enqueue(tx, ws, row.id, 'create', create)
+        await enqueue(tx, ws, row.id, 'create', create, kind)
         n++
         const rest = changedFields(created, now)
         if (Object.keys(rest).length > 0) {
-          await enqueue(tx, ws, row.id, 'update', rest)
+          await enqueue(tx, ws, row.id, 'update', rest, kind)
           n++
         }
         continue
       }
-      const diff = changedFields(row.captured ?? {}, now)
+      // A task captured before the deliverable link was synced holds none: no link is no change.
+      const diff = changedFields(row.item_type === 'task' ? { deliverable: null, ...row.captured } : row.captured ?? {}, now)
       // Blocking needs its reason, even one equal to an earlier block's.
       if (diff.state === 'blocked') diff.blocked_reason = now.blocked_reason
       await tx.query('UPDATE portal_items SET captured = $3, captured_revision = $4 WHERE workspace_id = $1 AND item_key = $2',
         [ws, row.item_key, JSON.stringify(now), row.revision])
       if (Object.keys(diff).length === 0) continue
-      await enqueue(tx, ws, row.item_key, 'update', diff)
+      await enqueue(tx, ws, row.item_key, 'update', diff, row.item_type === 'deliverable' ? 'deliverable' : 'item')
       n++
     }
     return n
@@ -115,11 +119,11 @@ export async function listAttention(db: Sql, ws: string): Promise<AttentionOp[]>
     `SELECT o.seq::text AS seq, o.item_key, o.kind, o.op, o.payload, o.idempotency_key, o.state, o.forced, o.attempts, o.last_error,
        to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
        coalesce(p.local_id, pi.local_id) AS item_id, coalesce(p.portal_id, r.portal_id) AS portal_id,
-       CASE WHEN o.kind = 'item' THEN p.item_type ELSE o.kind END AS item_type, i.number, i.title,
+       coalesce(p.item_type, o.kind) AS item_type, i.number, i.title,
        r.local_id AS record_id
      FROM portal_outbox o
-     LEFT JOIN portal_items p ON o.kind = 'item' AND p.workspace_id = o.workspace_id AND p.item_key = o.item_key
-     LEFT JOIN portal_records r ON o.kind <> 'item' AND r.workspace_id = o.workspace_id AND r.record_key = o.item_key
+     LEFT JOIN portal_items p ON o.kind IN ('item', 'deliverable') AND p.workspace_id = o.workspace_id AND p.item_key = o.item_key
+     LEFT JOIN portal_records r ON o.kind IN ('comment', 'edge') AND r.workspace_id = o.workspace_id AND r.record_key = o.item_key
      LEFT JOIN portal_items pi ON pi.workspace_id = o.workspace_id AND (pi.item_key = (r.captured->>'item_key')::uuid)
      LEFT JOIN project_items i ON i.workspace_id = o.workspace_id AND i.id = coalesce(p.local_id, pi.local_id)
      WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') AND (p.item_key IS NOT NULL OR r.record_key IS NOT NULL) ORDER BY o.seq`, [ws])

@@ -8,7 +8,7 @@ import type { Database } from '../../core/index.ts'
 import { PortalRefusal, portalCall, type PortalTarget } from './client.ts'
 import type { WorkState } from '../../workspace/index.ts'
 import { absorbAnswer, adoptTask, readPortalItem, type PortalItem } from './local-tasks.ts'
-import { narrowOp, nextPending, noteAttempt, settle, type OutboxOp } from './outbox.ts'
+import { narrowOp, nextPending, noteAttempt, settle, type OpKind, type OutboxOp } from './outbox.ts'
 import { statePath } from './state-path.ts'
 import { equalValue, itemFieldsOf, TAXONOMY_FIELDS, type TaskLike } from './task-fields.ts'
 
@@ -25,8 +25,9 @@ export interface PushContext {
 /** A task (or note) as the portal returns it. */
 export type PortalTask = TaskLike & { id: string; number: number | null; revision: number }
 
-/** The portal's collection of a task or a note. */
-const T = (c: PushContext, type: string) => `/v1/workspaces/${c.portalWs}/${type === 'note' ? 'notes' : 'tasks'}`
+/** The portal's collection of a task, a note or a deliverable. */
+const COLLECTION: Record<string, string> = { task: 'tasks', note: 'notes', deliverable: 'deliverables' }
+const T = (c: { portalWs: string }, type: string) => `/v1/workspaces/${c.portalWs}/${COLLECTION[type] ?? 'tasks'}`
 
 function forPortal(c: PushContext, p: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...p }
@@ -36,9 +37,9 @@ function forPortal(c: PushContext, p: Record<string, unknown>): Record<string, u
 
 /** The portal's copy of a task (deleted or not) or a note; undefined when it has none. */
 export async function fetchPortalTask(c: { target: PortalTarget; portalWs: string }, id: string, type = 'task'): Promise<PortalTask | undefined> {
-  for (const deleted of type === 'note' ? [false] : [false, true]) {
+  for (const deleted of type === 'task' ? [false, true] : [false]) {
     try {
-      return (await portalCall<PortalTask>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/${type === 'note' ? 'notes' : 'tasks'}/${id}`, undefined, { query: { deleted } })).body
+      return (await portalCall<PortalTask>(c.target, 'GET', `${T(c, type)}/${id}`, undefined, { query: { deleted } })).body
     } catch (err) {
       if (!(err instanceof PortalRefusal && err.status === 404)) throw err
     }
@@ -65,9 +66,9 @@ interface From { state: WorkState; reviewer: number | null }
 async function sendUpdate(c: PushContext, payload: Record<string, unknown>, type: string, portalId: string, revision: number, from: () => Promise<From>): Promise<PortalTask | null> {
   const p = forPortal(c, payload)
   const { board_id: board, archived, deleted, state, blocked_reason: reason, ...fields } = p
-  // Portal notes have no trash and no move: such a change is refused here, for the owner to see.
-  if (type === 'note' && (deleted !== undefined || board !== undefined)) {
-    throw new PortalRefusal(422, { detail: [{ type: 'not_synced', msg: 'portal notes cannot be trashed or moved to another board' }] }, 'note')
+  // Portal notes and deliverables have no trash and no move: such a change is refused here, for the owner to see.
+  if (type !== 'task' && (deleted !== undefined || board !== undefined)) {
+    throw new PortalRefusal(422, { detail: [{ type: 'not_synced', msg: `portal ${type}s cannot be trashed or moved to another board` }] }, type)
   }
   let rev = revision
   let last: PortalTask | null = null
@@ -120,10 +121,10 @@ export const PUSH_WINDOW = 8
  * PUSH_WINDOW tasks at a time; throws PortalUnreachable when offline (after
  * the operations in flight have settled). Returns how many were sent.
  */
-export async function pushOutbox(c: PushContext): Promise<number> {
+export async function pushOutbox(c: PushContext, kinds: readonly OpKind[] = ['item']): Promise<number> {
   let n = 0
   for (;;) {
-    const ops = await nextPending(c.db, c.ws, PUSH_WINDOW)
+    const ops = await nextPending(c.db, c.ws, PUSH_WINDOW, kinds)
     if (ops.length === 0) return n
     const results = await Promise.allSettled(ops.map((op) => sendOne(c, op)))
     for (const r of results) if (r.status === 'fulfilled' && r.value) n++

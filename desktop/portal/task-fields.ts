@@ -1,12 +1,12 @@
 // The task fields that travel between the desktop and the portal, read the
 // same way from a local row and from a portal task view. The work state (and a
 // blocked task's reason) travels too: the portal takes it as workflow actions
-// (push.ts, state-path.ts). Never synced: services, deliverables, source
-// tickets, comments, edges, and everything that is not a project item.
-// Notes have their own, smaller field set (noteFieldsOf).
+// (push.ts, state-path.ts), and the task's deliverable (the link). Never
+// synced: services, source tickets. Comments and edges are records of their
+// own (records.ts). Notes and deliverables have their own field sets.
 export const SYNCED_FIELDS = [
   'title', 'description', 'acceptance', 'priority', 'board_id', 'status_id', 'type_id', 'label_ids',
-  'assignee', 'reviewer', 'starts_on', 'due_on', 'state', 'blocked_reason', 'archived', 'deleted',
+  'assignee', 'reviewer', 'starts_on', 'due_on', 'state', 'blocked_reason', 'archived', 'deleted', 'deliverable',
 ] as const
 export type SyncedField = (typeof SYNCED_FIELDS)[number]
 export type TaskFields = Record<SyncedField, unknown>
@@ -27,6 +27,7 @@ export interface TaskLike {
   reviewer: number | null
   starts_on: string | null
   due_on: string | null
+  deliverable?: string | null
   state?: string | null
   blocked_reason?: string | null
   archived?: boolean
@@ -42,6 +43,33 @@ export function fieldsOf(t: TaskLike): TaskFields {
     starts_on: t.starts_on, due_on: t.due_on, state: t.state ?? 'open', blocked_reason: t.blocked_reason ?? '',
     archived: t.archived ?? (t.archived_at !== null && t.archived_at !== undefined),
     deleted: t.deleted ?? (t.deleted_at !== null && t.deleted_at !== undefined),
+    deliverable: t.deliverable ?? null,
+  }
+}
+
+/** A deliverable's synced fields (portal deliverables have no trash and no move: refused, not sent). */
+export interface DeliverableLike {
+  title: string
+  description: string
+  acceptance: string
+  owner: number | null
+  starts_on: string | null
+  due_on: string | null
+  board_id: string
+  state?: string | null
+  blocked_reason?: string | null
+  archived?: boolean
+  deleted?: boolean
+  archived_at?: string | null
+  deleted_at?: string | null
+}
+
+export function deliverableFieldsOf(d: DeliverableLike): Record<string, unknown> {
+  return {
+    title: d.title, description: d.description, acceptance: d.acceptance, owner: d.owner, starts_on: d.starts_on, due_on: d.due_on,
+    board_id: d.board_id, state: d.state ?? 'open', blocked_reason: d.blocked_reason ?? '',
+    archived: d.archived ?? (d.archived_at !== null && d.archived_at !== undefined),
+    deleted: d.deleted ?? (d.deleted_at !== null && d.deleted_at !== undefined),
   }
 }
 
@@ -66,8 +94,9 @@ export function noteFieldsOf(n: NoteLike): Record<string, unknown> {
   }
 }
 
-/** The synced fields of a task or a note. */
-export function itemFieldsOf(type: string, x: TaskLike | NoteLike): Record<string, unknown> {
+/** The synced fields of a task, a note or a deliverable. */
+export function itemFieldsOf(type: string, x: TaskLike | NoteLike | DeliverableLike): Record<string, unknown> {
+  if (type === 'deliverable') return deliverableFieldsOf(x as DeliverableLike)
   return type === 'note' ? noteFieldsOf(x as NoteLike) : fieldsOf(x as TaskLike)
 }
 

@@ -31,7 +31,7 @@ async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): P
 }
 
 /** What a connected desktop keeps to itself although the portal has it too (deploy/PORTAL.md, "What syncs"). */
-const LOCAL_ONLY_WRITE = /\/deliverables(\/|$)/
+const LOCAL_ONLY_WRITE = /\/tickets(\/|$)/
 export const SYNC_HEADER = 'x-lookout-sync'
 
 /**

@@ -227,7 +227,7 @@ t.test('a comment edited on both sides is a conflict; retry sends the desktop\'s
   await settled(t)
 })
 
-t.test('the tool server\'s comment syncs; a deliverable stays local and says so', async (t) => {
+t.test('the tool server\'s comment syncs; a service ticket stays local and says so', async (t) => {
   const task = (await desktopTasks(desk)).find((x) => x.title === 'commented offline')
   const mcp = await connectMcp(t, desk.env as Record<string, string>)
   t.teardown(() => mcp.client.close())
@@ -236,13 +236,55 @@ t.test('the tool server\'s comment syncs; a deliverable stays local and says so'
   t.equal((r.content as unknown[]).length, 1, 'no "kept on this desktop" note')
   await sync()
   t.ok((await cloudComments(task.id)).some((c: any) => c.body === 'from an agent'), 'the agent\'s comment reached the cloud')
-  const d = await owner('POST', `${DW}/deliverables`, { idempotency_key: randomUUID(), title: 'local deliverable' })
-  t.equal(d.status, 201)
-  t.equal(d.headers['x-lookout-sync'], 'local', 'a deliverable says it stays local')
-  t.same((await owner('GET', '/v1/portal/connection')).body.local_only.includes('deliverables'), true)
-  t.notOk((await owner('GET', '/v1/portal/connection')).body.local_only.includes('comments'), 'comments are not listed as local')
-  t.equal((await mcp.client.callTool({ name: 'project_get', arguments: { item_id: task.id } }) as any).content.length, 1, 'a read carries no note')
-  t.match(LOCAL_ONLY_NOTE, /deliverables/)
+  const ticket = await owner('POST', `${DW}/tickets`, { idempotency_key: randomUUID(), subject: 'local ticket', body: 'stays here' })
+  t.equal(ticket.status, 201, JSON.stringify(ticket.body))
+  t.equal(ticket.headers['x-lookout-sync'], 'local', 'a service ticket says it stays local')
+  const st = (await owner('GET', '/v1/portal/connection')).body
+  t.ok(st.local_only.includes('service tickets'))
+  for (const shared of ['comments', 'deliverables', 'edges']) t.notOk(st.local_only.includes(shared), `${shared} are not listed as local`)
+  t.match(LOCAL_ONLY_NOTE, /service tickets/)
+})
+
+t.test('deliverables and task links sync both ways: made offline, edited on each side, linked and unlinked', async (t) => {
+  const d = await owner('POST', `${DW}/deliverables`, { idempotency_key: randomUUID(), title: 'offline deliverable' })
+  t.equal(d.status, 201, JSON.stringify(d.body))
+  t.equal(d.headers['x-lookout-sync'], undefined, 'a deliverable is no longer marked local')
+  const linked = await owner('POST', `${DW}/tasks`, { idempotency_key: randomUUID(), title: 'linked offline', deliverable: d.body.id })
+  t.equal(linked.status, 201, JSON.stringify(linked.body))
+  t.equal((await sync()).state, 'connected')
+  const there = (await cloud.req('GET', `${CW}/deliverables`)).body.items.filter((x: any) => x.title === 'offline deliverable')
+  t.equal(there.length, 1, 'once on the cloud')
+  const D = there[0].id
+  t.not(D, d.body.id, 'the deliverable took its canonical id')
+  const task = (await desktopTasks(desk)).find((x) => x.title === 'linked offline')
+  t.equal(task.deliverable, D, 'the desktop\'s link follows the canonical id')
+  t.equal((await remote(task.id)).deliverable, D, 'the link reached the cloud')
+  // Edited on each side (the old id still resolves here).
+  const mine = (await owner('GET', `${DW}/deliverables/${d.body.id}`)).body
+  t.equal(mine.id, D)
+  t.equal((await owner('PATCH', `${DW}/deliverables/${d.body.id}`, { revision: mine.revision, title: 'renamed here' })).status, 200)
+  const theirs = (await cloud.req('GET', `${CW}/deliverables/${D}`)).body
+  const due = day(20)
+  t.equal((await cloud.req('PATCH', `${CW}/deliverables/${D}`, { revision: theirs.revision, due_on: due })).status, 200)
+  await sync()
+  const [h, c] = [(await owner('GET', `${DW}/deliverables/${D}`)).body, (await cloud.req('GET', `${CW}/deliverables/${D}`)).body]
+  t.same([h.title, h.due_on, c.title, c.due_on], ['renamed here', due, 'renamed here', due], 'both edits on both sides')
+  // Made and linked on the cloud; unlinked here.
+  const cd = await cloud.req('POST', `${CW}/deliverables`, { idempotency_key: randomUUID(), title: 'cloud deliverable' })
+  const ct = await cloud.req('POST', `${CW}/tasks`, { idempotency_key: randomUUID(), title: 'linked on the cloud', deliverable: cd.body.id })
+  t.equal(ct.status, 201, JSON.stringify(ct.body))
+  await sync()
+  t.equal((await owner('GET', `${DW}/deliverables/${cd.body.id}`)).body.title, 'cloud deliverable', 'the cloud\'s deliverable came')
+  t.equal((await local(ct.body.id)).deliverable, cd.body.id, 'with its task\'s link')
+  const lt = await local(task.id)
+  t.equal((await owner('PATCH', `${DW}/tasks/${task.id}`, { revision: lt.revision, deliverable: null })).status, 200)
+  // Archived on the cloud.
+  const cur = (await cloud.req('GET', `${CW}/deliverables/${cd.body.id}`)).body
+  t.equal((await cloud.req('POST', `${CW}/deliverables/${cd.body.id}/actions`, { revision: cur.revision, action: 'archive' })).status, 200)
+  await sync()
+  t.equal((await remote(task.id)).deliverable, null, 'the unlink reached the cloud')
+  t.equal((await owner('GET', `${DW}/deliverables/${cd.body.id}`)).body.archived, true, 'the cloud\'s archive reached the desktop')
+  await settled(t)
 })
 
 t.test('edges sync both ways: made offline between provisional ids, tombstoned on each side', async (t) => {
