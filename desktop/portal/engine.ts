@@ -8,6 +8,7 @@ import type { Database } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
 import { ensureProject, markPortalShared } from '../../workspace/index.ts'
 import { syncCatalogues, type CatalogueContext } from './catalogues.ts'
+import { syncLayouts } from './catalogue-layout.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
 import { capture, counts } from './outbox.ts'
@@ -117,7 +118,7 @@ export class PortalSync {
       await recordOutcome(this.#db, ws, 'connected', null)
       const taxonomy = me.features.includes(TAXONOMY_FEATURE)
       const ctx: CatalogueContext & PushContext = { db: this.#db, ws, portalWs, target, taxonomy, touched: new Set() }
-      await syncCatalogues(ctx)
+      await syncLayouts(ctx, await syncCatalogues(ctx))
       out.captured += await capture(this.#db, ws)
       out.captured += await captureRecords(this.#db, ws)
       const before = (await counts(this.#db, ws)).conflicts

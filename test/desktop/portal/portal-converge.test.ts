@@ -21,6 +21,11 @@ const CW = `/v1/workspaces/${cloud.workspaceId}`
 const { create, sync } = deskOps(desk)
 const local = async (id: string) => (await owner('GET', `/v1/projects/items/${id}`)).body
 const remote = async (id: string) => (await cloud.req('GET', `${CW}/tasks/${id}`)).body
+const settled = async (t: Test) => {
+  const s = (await owner('GET', '/v1/portal/connection')).body
+  t.equal(s.conflicts, 0, JSON.stringify((await owner('GET', '/v1/portal/conflicts')).body))
+  t.equal(s.pending_operations, 0)
+}
 
 t.test('connect first, then the first project request: one board, one type, every round succeeds', async (t) => {
   const c = await owner('POST', '/v1/portal/connection', { url: cloud.url, token: cloud.token })
@@ -62,6 +67,67 @@ t.test('catalogue writes on a connected workspace need workspace management perm
   t.equal((await owner('POST', '/v1/projects/taxonomy', { ...write, idempotency_key: randomUUID() })).status, 200, 'the owner may')
   t.equal((await sync()).state, 'connected')
   t.ok((await cloud.req('GET', `${CW}/project/taxonomy`)).body.labels.some((l: any) => l.name === 'shared label'), 'and it reaches the portal')
+})
+
+t.test('catalogue layout syncs: status order, default and retirement both ways; type order and default', async (t) => {
+  const board = (await owner('GET', '/v1/projects/boards')).body.items[0].id
+  const statuses = async (archived = false) => (await owner('GET', `/v1/projects/statuses?board_id=${board}&archived=${archived}`)).body
+  const cloudStatuses = async (archived = false) => (await cloud.req('GET', `${CW}/project/statuses?board_id=${board}&archived=${archived}`)).body
+  const configure = async (body: Record<string, unknown>) => {
+    const r = await owner('POST', '/v1/projects/statuses', { idempotency_key: randomUUID(), board_id: board, revision: (await statuses()).revision, ...body })
+    t.equal(r.status, 200, JSON.stringify(r.body))
+  }
+  for (const name of ['Layout A', 'Layout B']) await configure({ action: 'create', name, category: 'doing', color: 'blue' })
+  const onA = await create('on status A')
+  await sync()
+  const id = (name: string, list: any[]) => list.find((s: any) => s.name === name).id
+  const here = (await statuses()).items
+  const [A, B] = [id('Layout A', here), id('Layout B', here)]
+  await configure({ action: 'reorder', status_ids: [B, ...here.map((s: any) => s.id).filter((x: string) => x !== B)] })
+  await configure({ action: 'default', status_id: A })
+  let me = await local((await desktopTasks(desk)).find((x) => x.title === 'on status A').id)
+  t.equal((await owner('PATCH', `/v1/projects/items/${me.id}`, { idempotency_key: randomUUID(), revision: me.revision, status_id: A })).status, 200)
+  t.not(onA.id, me.id)
+  await sync()
+  const there = (await cloudStatuses()).items
+  t.equal(there[0].id, B, 'the desktop\'s order reached the cloud')
+  t.equal(there.find((s: any) => s.is_default).id, A, 'and its default')
+  // Retired on the cloud (the task on it moves to the replacement on both sides).
+  t.equal((await cloud.req('POST', `${CW}/project/statuses`, { board_id: board, revision: (await cloudStatuses()).revision, action: 'retire', status_id: A, replacement_id: B })).status, 200)
+  await sync()
+  t.same((await statuses(true)).items.map((s: any) => [s.id, s.replacement_id]), [[A, B]], 'the cloud\'s retirement reached the desktop')
+  me = await local(me.id)
+  t.equal(me.status_id, B, 'its task moved to the replacement here too')
+  t.equal((await statuses()).items.find((s: any) => s.is_default).id, B, 'the default followed')
+  // Retired here; the cloud changes the order meanwhile.
+  const todo = (await statuses()).items.find((s: any) => s.category === 'todo').id
+  await configure({ action: 'retire', status_id: B, replacement_id: todo })
+  const co = (await cloudStatuses()).items.map((s: any) => s.id)
+  t.equal((await cloud.req('POST', `${CW}/project/statuses`, { board_id: board, revision: (await cloudStatuses()).revision, action: 'reorder', status_ids: [...co].reverse() })).status, 200)
+  await sync()
+  t.ok((await cloudStatuses(true)).items.some((s: any) => s.id === B && s.replacement_id === todo), 'the desktop\'s retirement reached the cloud')
+  t.same((await statuses()).items.map((s: any) => s.id), (await cloudStatuses()).items.map((s: any) => s.id), 'the cloud\'s order reached the desktop')
+  t.equal((await remote(me.id)).status_id, todo, 'the task is on the replacement on the cloud')
+  // Types: a new type first and default here; the cloud's default change comes back.
+  const tax = (await owner('GET', '/v1/projects/taxonomy')).body
+  const made = await owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), revision: tax.revision, kind: 'type', operation: 'create', name: 'Layout type' })
+  t.equal(made.status, 200)
+  const T = id('Layout type', made.body.types)
+  const tx2 = (await owner('GET', '/v1/projects/taxonomy')).body
+  t.equal((await owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), revision: tx2.revision, kind: 'type', operation: 'reorder', order: [T, ...tx2.types.map((x: any) => x.id).filter((x: string) => x !== T)] })).status, 200)
+  const tx3 = (await owner('GET', '/v1/projects/taxonomy')).body
+  const oldDefault = tx3.types.find((x: any) => x.is_default).id
+  t.equal((await owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), revision: tx3.revision, kind: 'type', operation: 'default', id: T })).status, 200)
+  await sync()
+  const ct = (await cloud.req('GET', `${CW}/project/taxonomy`)).body
+  const TC = id('Layout type', (await owner('GET', '/v1/projects/taxonomy')).body.types)
+  t.not(TC, T, 'the new type took the portal\'s id')
+  t.equal(ct.types[0].id, TC, 'the type order reached the cloud')
+  t.equal(ct.types.find((x: any) => x.is_default).id, TC, 'and the default type')
+  t.equal((await cloud.req('POST', `${CW}/project/taxonomy`, { revision: ct.revision, kind: 'type', operation: 'default', id: oldDefault })).status, 200)
+  await sync()
+  t.equal((await owner('GET', '/v1/projects/taxonomy')).body.types.find((x: any) => x.is_default).id, oldDefault, 'the cloud\'s default type came back')
+  await settled(t)
 })
 
 const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10)
@@ -164,11 +230,6 @@ t.test('work states and approval decisions travel both ways', async (t) => {
 const DW = `/v1/workspaces/${desk.workspaceId}`
 const deskComments = async (task: string, deleted = false) => (await owner('GET', `${DW}/tasks/${task}/comments?deleted=${deleted}`)).body.items
 const cloudComments = async (task: string, deleted = false) => (await cloud.req('GET', `${CW}/tasks/${task}/comments?deleted=${deleted}`)).body.items
-const settled = async (t: Test) => {
-  const s = (await owner('GET', '/v1/portal/connection')).body
-  t.equal(s.conflicts, 0, JSON.stringify((await owner('GET', '/v1/portal/conflicts')).body))
-  t.equal(s.pending_operations, 0)
-}
 
 t.test('comments sync both ways: made offline on a provisional task id, edited and deleted on each side', async (t) => {
   const task = await create('commented offline')
@@ -284,33 +345,6 @@ t.test('deliverables and task links sync both ways: made offline, edited on each
   await sync()
   t.equal((await remote(task.id)).deliverable, null, 'the unlink reached the cloud')
   t.equal((await owner('GET', `${DW}/deliverables/${cd.body.id}`)).body.archived, true, 'the cloud\'s archive reached the desktop')
-  await settled(t)
-})
-
-t.test('edges sync both ways: made offline between provisional ids, tombstoned on each side', async (t) => {
-  const a = await create('edge from')
-  const b = await create('edge to')
-  const e = await owner('POST', '/v1/projects/edges', { idempotency_key: randomUUID(), from_id: a.id, to_id: b.id, relation: 'blocks' })
-  t.equal(e.status, 201, JSON.stringify(e.body))
-  t.equal(e.headers['x-lookout-sync'], undefined)
-  await sync()
-  const tasks = await desktopTasks(desk)
-  const [ca, cb] = ['edge from', 'edge to'].map((x) => tasks.find((y) => y.title === x).id)
-  const there = (await cloud.req('GET', `/v1/projects/edges?item_id=${ca}`)).body.items
-  t.same(there.map((x: any) => [x.from_id, x.to_id, x.relation]), [[ca, cb, 'blocks']], 'on the cloud between the canonical ids')
-  const here = (await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items
-  t.same(here.map((x: any) => x.id), [there[0].id], 'the edge took the canonical id')
-  // The cloud's edge comes here; each side tombstones one.
-  const made = await cloud.req('POST', '/v1/projects/edges', { idempotency_key: randomUUID(), from_id: cb, to_id: ca, relation: 'relates_to' })
-  t.equal(made.status, 201, JSON.stringify(made.body))
-  await sync()
-  t.ok((await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items.some((x: any) => x.id === made.body.id), 'the cloud\'s edge came back')
-  t.equal((await owner('DELETE', `/v1/projects/edges/${e.body.id}`, { idempotency_key: randomUUID(), revision: here[0].revision })).status, 200, 'tombstoned here by its old id')
-  t.equal((await cloud.req('DELETE', `/v1/projects/edges/${made.body.id}`, { idempotency_key: randomUUID(), revision: made.body.revision })).status, 200)
-  await sync()
-  t.same((await cloud.req('GET', `/v1/projects/edges?item_id=${ca}`)).body.items, [], 'no live edge on the cloud')
-  t.same((await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items, [], 'no live edge on the desktop')
-  t.equal((await owner('GET', `/v1/projects/edges?item_id=${ca}&deleted=true`)).body.items.length, 2, 'both tombstones here')
   await settled(t)
 })
 
