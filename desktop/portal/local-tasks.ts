@@ -9,7 +9,8 @@ import { recordActivity } from '../../workspace/index.ts'
 import type { Actor } from '../../workspace/index.ts'
 import { ITEM_COLS, type ItemRow } from '../../workspace/index.ts'
 import { adoptId, rewriteQueued } from './id-map.ts'
-import { equalValue, itemFieldsOf, TAXONOMY_FIELDS, type TaskFields, type TaskLike } from './task-fields.ts'
+import { unsentFields } from './outbox.ts'
+import { itemFieldsOf, portalChanges, TAXONOMY_FIELDS, type TaskFields, type TaskLike } from './task-fields.ts'
 
 export const SYNC_ACTOR: Actor = { tokenId: 'portal-sync', userId: null, owner: false }
 
@@ -105,17 +106,11 @@ async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxo
   const local = itemFieldsOf(row.item_type, row)
   if (!taxonomy && type === 'task') for (const f of TAXONOMY_FIELDS) incoming[f] = local[f]
   const base = item.base ?? item.captured
-  const queued = await tx.query<{ payload: Record<string, unknown> }>(
-    `SELECT payload FROM portal_outbox WHERE workspace_id = $1 AND item_key = $2 AND state = 'pending' AND seq::text IS DISTINCT FROM $3`, [ws, item.item_key, sending])
-  const unsent = new Set(queued.rows.flatMap((q) => Object.keys(q.payload)))
-  const changes: Record<string, unknown> = {}
-  for (const [f, v] of Object.entries(incoming)) {
-    if (equalValue(v, base[f]) || equalValue(v, local[f])) continue
-    // Changed on both sides and the desktop's value not sent yet: nothing is taken now (the agreed revision
-    // stays), so that value meets the portal's revision check and, field by field, becomes a conflict.
-    if (unsent.has(f) || !equalValue(local[f], item.captured[f])) return APPLY.deferred
-    changes[f] = v
-  }
+  const unsent = await unsentFields(tx, ws, item.item_key, sending)
+  // Changed on both sides and the desktop's value not sent yet: nothing is taken now (the agreed revision
+  // stays), so that value meets the portal's revision check and, field by field, becomes a conflict.
+  const changes = portalChanges(incoming, base, local, item.captured, unsent)
+  if (changes === null) return APPLY.deferred
   // A link to a deliverable not here yet waits for it (read again next round).
   if (typeof changes.deliverable === 'string' && !await hasItem(tx, ws, changes.deliverable)) return APPLY.deferred
   const params: unknown[] = [ws, row.id]

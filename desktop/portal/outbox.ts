@@ -155,3 +155,10 @@ export async function resolveOp(db: Sql, ws: string, seq: string, action: 'retry
 export async function narrowOp(db: Sql, ws: string, seq: string, payload: Record<string, unknown>): Promise<void> {
   await db.query('UPDATE portal_outbox SET payload = $3 WHERE workspace_id = $1 AND seq = $2::bigint', [ws, seq, JSON.stringify(payload)])
 }
+
+/** The fields of a record's pending operations other than `sending` (the one whose answer is being merged). */
+export async function unsentFields(db: Sql, ws: string, itemKey: string, sending: string | null): Promise<Set<string>> {
+  const queued = await db.query<{ payload: Record<string, unknown> }>(
+    `SELECT payload FROM portal_outbox WHERE workspace_id = $1 AND item_key = $2 AND state = 'pending' AND seq::text IS DISTINCT FROM $3`, [ws, itemKey, sending])
+  return new Set(queued.rows.flatMap((q) => Object.keys(q.payload)))
+}

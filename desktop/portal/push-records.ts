@@ -6,8 +6,8 @@
 // change is sent again, a field changed differently on both sides is a
 // conflict for the owner (the portal's value shown here meanwhile).
 import { PortalRefusal, portalCall } from './client.ts'
-import { narrowOp, nextPending, noteAttempt, settle, type OutboxOp } from './outbox.ts'
-import { PUSH_WINDOW, type PushContext } from './push.ts'
+import { narrowOp, settle, type OutboxOp } from './outbox.ts'
+import { pushOutbox, settleFailure, type PushContext } from './push.ts'
 import { adoptRecord, applyPortalRecord, readRecord, recordFields, type PortalRecord, type RecordRow } from './records.ts'
 import { equalValue } from './task-fields.ts'
 
@@ -57,16 +57,8 @@ async function portalItemId(c: PushContext, key: string | null | undefined): Pro
 }
 
 /** Sends pending comment and edge operations, each record's in order; throws PortalUnreachable when offline. */
-export async function pushRecords(c: PushContext): Promise<number> {
-  let n = 0
-  for (;;) {
-    const ops = await nextPending(c.db, c.ws, PUSH_WINDOW, ['comment', 'edge'])
-    if (ops.length === 0) return n
-    const results = await Promise.allSettled(ops.map((op) => sendRecordOp(c, op)))
-    for (const r of results) if (r.status === 'fulfilled' && r.value) n++
-    const failed = results.find((r) => r.status === 'rejected')
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
-  }
+export function pushRecords(c: PushContext): Promise<number> {
+  return pushOutbox(c, ['comment', 'edge'], sendRecordOp)
 }
 
 async function sendRecordOp(c: PushContext, op: OutboxOp): Promise<boolean> {
@@ -87,12 +79,7 @@ async function sendRecordOp(c: PushContext, op: OutboxOp): Promise<boolean> {
     await settle(c.db, c.ws, op.seq, 'done')
     return true
   } catch (err) {
-    if (!(err instanceof PortalRefusal)) {
-      await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
-      throw err
-    }
-    await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
-    return false
+    return settleFailure(c, op, err)
   }
 }
 

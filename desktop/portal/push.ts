@@ -121,12 +121,12 @@ export const PUSH_WINDOW = 8
  * PUSH_WINDOW tasks at a time; throws PortalUnreachable when offline (after
  * the operations in flight have settled). Returns how many were sent.
  */
-export async function pushOutbox(c: PushContext, kinds: readonly OpKind[] = ['item']): Promise<number> {
+export async function pushOutbox(c: PushContext, kinds: readonly OpKind[] = ['item'], send: (c: PushContext, op: OutboxOp) => Promise<boolean> = sendOne): Promise<number> {
   let n = 0
   for (;;) {
     const ops = await nextPending(c.db, c.ws, PUSH_WINDOW, kinds)
     if (ops.length === 0) return n
-    const results = await Promise.allSettled(ops.map((op) => sendOne(c, op)))
+    const results = await Promise.allSettled(ops.map((op) => send(c, op)))
     for (const r of results) if (r.status === 'fulfilled' && r.value) n++
     const failed = results.find((r) => r.status === 'rejected')
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
@@ -151,13 +151,18 @@ async function sendOne(c: PushContext, op: OutboxOp): Promise<boolean> {
     await settle(c.db, c.ws, op.seq, 'done')
     return true
   } catch (err) {
-    if (!(err instanceof PortalRefusal)) {
-      await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
-      throw err
-    }
-    await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
-    return false
+    return settleFailure(c, op, err)
   }
+}
+
+/** A failed send: a refusal settles the operation for the owner (409: conflict); anything else is noted and stops the round. */
+export async function settleFailure(c: PushContext, op: OutboxOp, err: unknown): Promise<false> {
+  if (!(err instanceof PortalRefusal)) {
+    await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
+    throw err
+  }
+  await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
+  return false
 }
 
 /**

@@ -9,8 +9,8 @@ import { insertPortalRecord, recordActivity, recordRevisions, recordsByIds, writ
 import type { SyncRecord, SyncRecordKind } from '../../workspace/index.ts'
 import { adoptId } from './id-map.ts'
 import { APPLY, SYNC_ACTOR, type ApplyOutcome } from './local-tasks.ts'
-import { enqueue } from './outbox.ts'
-import { changedFields, equalValue } from './task-fields.ts'
+import { enqueue, unsentFields } from './outbox.ts'
+import { changedFields, portalChanges } from './task-fields.ts'
 
 export const RECORD_KINDS: readonly SyncRecordKind[] = ['comment', 'edge']
 
@@ -147,16 +147,9 @@ async function absorbRecord(tx: Sql, ws: string, rec: RecordRow, p: PortalRecord
   const local = recordFields(row)
   const incoming = recordFields(p)
   const base = rec.base ?? rec.captured
-  const queued = await tx.query<{ payload: Record<string, unknown> }>(
-    `SELECT payload FROM portal_outbox WHERE workspace_id = $1 AND item_key = $2 AND state = 'pending' AND seq::text IS DISTINCT FROM $3`, [ws, rec.record_key, sending])
-  const unsent = new Set(queued.rows.flatMap((q) => Object.keys(q.payload)))
-  const changes: Record<string, unknown> = {}
-  for (const [f, v] of Object.entries(incoming)) {
-    if (equalValue(v, base[f]) || equalValue(v, local[f])) continue
-    // Changed here too and not sent yet: that edit meets the portal's revision check first.
-    if (unsent.has(f) || !equalValue(local[f], rec.captured[f])) return APPLY.deferred
-    changes[f] = v
-  }
+  const unsent = await unsentFields(tx, ws, rec.record_key, sending)
+  const changes = portalChanges(incoming, base, local, rec.captured, unsent)
+  if (changes === null) return APPLY.deferred
   let revision = row.revision
   if (Object.keys(changes).length > 0) {
     revision = (await writeRecord(tx, ws, rec.kind, row.id, changes)) ?? revision

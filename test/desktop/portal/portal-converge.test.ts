@@ -282,6 +282,8 @@ t.test('a comment edited on both sides is a conflict; retry sends the desktop\'s
   t.equal(list.length, 1, JSON.stringify(list))
   t.match(list[0], { item_type: 'comment', record_id: c.id, number: task.number, payload: { body: 'desktop body' } }, 'listed with its task and the field')
   t.equal((await deskComments(task.id)).find((x: any) => x.id === c.id).body, 'cloud body', 'the desktop shows the portal\'s body meanwhile')
+  const shown = await cli(desk.env, ['portal', 'conflicts'])
+  t.match(shown.stdout, new RegExp(`^${list[0].seq}\\s+comment on task #${task.number} "commented offline"\\n\\s+conflict: body \\(`), 'the CLI names the comment by its task')
   t.equal((await owner('POST', `/v1/portal/conflicts/${list[0].seq}`, { action: 'retry' })).status, 200)
   await until('the retried body on both sides', async () => [(await cloudComments(task.id)).find((x: any) => x.id === c.id).body, (await deskComments(task.id)).find((x: any) => x.id === c.id).body],
     (b) => b[0] === 'desktop body' && b[1] === 'desktop body')
