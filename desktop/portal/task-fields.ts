@@ -116,9 +116,11 @@ export function changedFields(prev: Record<string, unknown>, next: Record<string
 export function portalChanges(incoming: Record<string, unknown>, base: Record<string, unknown>, local: Record<string, unknown>,
   captured: Record<string, unknown>, unsent: Set<string>): Record<string, unknown> | null {
   const changes: Record<string, unknown> = {}
+  // A field added to the synced set after a record was agreed (the deliverable link) is absent there: read as null, its empty value.
+  const at = (r: Record<string, unknown>, f: string) => (f in r ? r[f] : null)
   for (const [f, v] of Object.entries(incoming)) {
-    if (equalValue(v, base[f]) || equalValue(v, local[f])) continue
-    if (unsent.has(f) || !equalValue(local[f], captured[f])) return null
+    if (equalValue(v, at(base, f)) || equalValue(v, local[f])) continue
+    if (unsent.has(f) || !equalValue(local[f], at(captured, f))) return null
     changes[f] = v
   }
   return changes
