@@ -302,6 +302,9 @@ t.test('the tool server\'s comment syncs; a service ticket stays local and says 
   const ticket = await owner('POST', `${DW}/tickets`, { idempotency_key: randomUUID(), subject: 'local ticket', body: 'stays here' })
   t.equal(ticket.status, 201, JSON.stringify(ticket.body))
   t.equal(ticket.headers['x-lookout-sync'], 'local', 'a service ticket says it stays local')
+  const service = await owner('POST', `${DW}/services`, { idempotency_key: randomUUID(), name: 'local service' })
+  t.equal(service.status, 201, JSON.stringify(service.body))
+  t.equal(service.headers['x-lookout-sync'], 'local', 'so does a service')
   const st = (await owner('GET', '/v1/portal/connection')).body
   t.ok(st.local_only.includes('service tickets'))
   for (const shared of ['comments', 'deliverables', 'edges']) t.notOk(st.local_only.includes(shared), `${shared} are not listed as local`)
