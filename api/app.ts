@@ -205,7 +205,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { version: opts.version ?? '0.0.0', readiness })
   await app.register(resourceRoutes, { db: opts.db, cursors })
   await app.register(projectRoutes, { db: opts.db, cursors, desktop: opts.desktop !== undefined })
-  await app.register(serviceRoutes, { db: opts.db, cursors })
+  await app.register(serviceRoutes, { db: opts.db, cursors, desktop: opts.desktop !== undefined })
   await app.register(sshRoutes, { db: opts.db, secretKey: opts.secretKey })
   await app.register(repositoryRoutes, {
     db: opts.db,

@@ -11,7 +11,8 @@ export const PORTAL_USAGE = `Usage:
                                                   conflicts, what stays local by design
   lookout portal sync                             run a sync round now, print what it did (exit 1 when it failed)
   lookout portal conflicts                        operations the portal refused (409 conflicts, other refusals):
-                                                  task number, title, the fields in conflict
+                                                  task number (of a comment or an edge: its task), title,
+                                                  the fields in conflict
   lookout portal resolve SEQ retry|drop           retry (local values win) or drop a refused operation
   lookout portal reviews                          catalogue entries that need review
   lookout portal review ID local|portal           keep the local or the portal value
@@ -50,7 +51,10 @@ function formatRound(b: Record<string, unknown>): string {
 function formatConflicts(b: { items: { seq: string; number: number | null; title: string | null; item_type: string; op: string; payload: Record<string, unknown>; state: string; last_error: string | null }[] }): string {
   if (b.items.length === 0) return 'no conflicts\n'
   return b.items.map((c) => {
-    const what = c.item_type === 'note' ? 'note' : c.number === null ? 'task (no number yet)' : `task #${c.number}`
+    // A comment's or an edge's operation is named by its task (the edge's from item).
+    const task = c.number === null ? 'task (no number yet)' : `task #${c.number}`
+    const what = c.item_type === 'note' || c.item_type === 'deliverable' ? c.item_type
+      : c.item_type === 'comment' ? `comment on ${task}` : c.item_type === 'edge' ? `edge from ${task}` : task
     const fields = c.op === 'create' ? 'creation' : Object.keys(c.payload).join(', ')
     return `${c.seq.padEnd(8)}${what} ${JSON.stringify(c.title ?? '')}\n${' '.repeat(8)}${c.state}: ${fields}${c.last_error === null ? '' : ` (${c.last_error})`}\n`
   }).join('')

@@ -27,7 +27,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   webhook_subscriptions: 'alerting', webhook_deliveries: 'alerting', webhook_attempts: 'alerting',
   desktop_settings: 'desktop', desktop_forward_queue: 'desktop', desktop_forward_state: 'desktop',
   portal_connection: 'desktop', portal_id_map: 'desktop', portal_items: 'desktop', portal_outbox: 'desktop',
-  portal_catalogue_base: 'desktop', portal_reviews: 'desktop',
+  portal_catalogue_base: 'desktop', portal_reviews: 'desktop', portal_records: 'desktop',
   console_sessions: 'console', console_signin_codes: 'console',
   alert_ack_links: 'alerting', notification_reads: 'alerting', monitor_uptime_hours: 'monitor',
   saved_searches: 'query',

@@ -57,6 +57,8 @@ export type { DeliverableCreateInput, DeliverableUpdateInput } from './projects/
 export { BOARDS_QUERY, EDGE_CREATE, EDGES_QUERY, REVISION_MUTATION, STATUSES_QUERY, STATUS_CONFIGURE, TAXONOMY_QUERY, TAXONOMY_WRITE, HISTORY_QUERY, ITEM_ACTION, ITEM_CREATE, ITEM_LIST_QUERY, ITEM_PATCH_ENVELOPE, NOTE_PATCH, TASK_PATCH, WS_QUERY } from './projects/schemas/desktop.ts'
 export { insertEdge, listEdges, tombstoneEdge } from './projects/store/edges.ts'
 export type { EdgeInput } from './projects/store/edges.ts'
+export { adoptRecordId, insertPortalRecord, recordRevisions, recordsByIds, writeRecord } from './projects/store/sync-records.ts'
+export type { SyncRecord, SyncRecordKind } from './projects/store/sync-records.ts'
 export { insertNote, noteChanges, createNote, updateNote } from './projects/store/notes.ts'
 export type { NoteCreateInput, NoteUpdateInput } from './projects/store/notes.ts'
 export { insertTask, taskChanges, createTask, deleteItem, moveTask, updateTask } from './projects/store/tasks.ts'

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Database } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
+import { markLocalWrites } from '../projects/routes/plugin.ts'
 import type { CursorCodec } from '../../core/index.ts'
 import { RequestInvalid } from '../../core/index.ts'
 import { detail } from '../../core/index.ts'
@@ -27,6 +28,8 @@ import {
 export interface ServiceRoutesOptions {
   db: Database
   cursors: CursorCodec
+  /** Served by the desktop service: services and time entries stay local, and their writes say so on a connected workspace. */
+  desktop?: boolean
 }
 
 const P = '/v1/workspaces/:workspace_id'
@@ -44,6 +47,7 @@ function decodeCursor(cursors: CursorCodec, kind: string, cursor: string | undef
 
 export async function serviceRoutes(app: FastifyInstance, opts: ServiceRoutesOptions): Promise<void> {
   const { db, cursors } = opts
+  if (opts.desktop === true) markLocalWrites(app, db, /\/services(\/|$)/)
   const cloud = (scope: (typeof SCOPES)[keyof typeof SCOPES]) => ({ auth: { contract: 'cloud', scope }, access: [scope] }) as const
 
   const actorOf = async (req: FastifyRequest, permission: (typeof STAFF_PERMISSIONS)[keyof typeof STAFF_PERMISSIONS]): Promise<Actor> => {

@@ -95,7 +95,7 @@ function errorResult(e: ToolError) {
 }
 
 /** Said with the result of a write that stays on this desktop although the workspace is connected to a portal. */
-export const LOCAL_ONLY_NOTE = 'Kept on this desktop only: the workspace is connected to its portal, but comments, deliverables and edges are not synced to it (lookout portal status).'
+export const LOCAL_ONLY_NOTE = 'Kept on this desktop only: the workspace is connected to its portal, but service tickets are not synced to it (lookout portal status).'
 
 function okResult(body: unknown, sync?: string) {
   const structured = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : { result: body }

@@ -194,9 +194,11 @@ type StatusView = { id: string; name: string; category: string; color: string; p
 async function syncStatuses(c: CatalogueContext, boardId: string): Promise<void> {
   const read = () => portalCall<{ revision: string; items: StatusView[] }>(c.target, 'GET', `${P(c)}/statuses`, undefined, { query: { board_id: boardId } })
   const portal = (await read()).body.items
+  // A status the portal retired is retired here by the layout step (catalogue-layout.ts), never created there again.
+  const retired = (await portalCall<{ items: StatusView[] }>(c.target, 'GET', `${P(c)}/statuses`, undefined, { query: { board_id: boardId, archived: true } })).body.items
   const local = (await c.db.query<StatusView>(
     'SELECT id, name, category, color FROM project_statuses WHERE workspace_id = $1 AND board_id = $2 AND retired_at IS NULL ORDER BY position, id',
-    [c.ws, boardId])).rows
+    [c.ws, boardId])).rows.filter((s) => !retired.some((r) => r.id === s.id))
   const val = (s: StatusView) => ({ name: s.name, category: s.category, color: s.color })
   await merge(c, 'status', local.map((s) => ({ id: s.id, value: val(s) })), portal.map((s) => ({ id: s.id, value: val(s) })), {
     push: async (e, existing) => {
@@ -263,9 +265,10 @@ async function syncTaxonomy(c: CatalogueContext): Promise<void> {
   }
 }
 
-/** The catalogue snapshot step of a sync cycle (before any task). */
-export async function syncCatalogues(c: CatalogueContext): Promise<void> {
+/** The catalogue snapshot step of a sync cycle (before any task); returns the boards both sides hold. */
+export async function syncCatalogues(c: CatalogueContext): Promise<string[]> {
   const boards = await syncBoards(c)
   for (const b of boards) await syncStatuses(c, b)
   if (c.taxonomy) await syncTaxonomy(c)
+  return boards
 }

@@ -8,12 +8,15 @@ import type { Database } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
 import { ensureProject, markPortalShared } from '../../workspace/index.ts'
 import { syncCatalogues, type CatalogueContext } from './catalogues.ts'
+import { syncLayouts } from './catalogue-layout.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { BATCH_FEATURE } from './push-batch.ts'
 import { listConnections, openToken, readConnection, recordOutcome, type ConnectionRow } from './connection.ts'
 import { capture, counts } from './outbox.ts'
 import { pull } from './pull.ts'
 import { pushOutbox, type PushContext } from './push.ts'
+import { pushRecords } from './push-records.ts'
+import { captureRecords } from './records.ts'
 
 export interface PortalSyncOptions {
   /** Time between rounds; default 30 s (a local change or a connect wakes it sooner). */
@@ -108,6 +111,7 @@ export class PortalSync {
       await markPortalShared(this.#db, ws)
       // Local work enters the outbox first, so a round that cannot reach the portal still shows it as pending.
       out.captured = await capture(this.#db, ws)
+      out.captured += await captureRecords(this.#db, ws)
       const me = await portalCall<{ workspace: { id: string }; credential: { id: string | null; scopes: string[] } }>(target, 'GET', '/v1/me')
       if (me.body.workspace.id !== portalWs) throw new Error(`the token now belongs to portal workspace ${me.body.workspace.id}, not ${portalWs}: reconnect`)
       await this.#db.query('UPDATE portal_connection SET features = $2, scopes = $3 WHERE workspace_id = $1', [ws, me.features, me.body.credential.scopes])
@@ -115,11 +119,16 @@ export class PortalSync {
       await recordOutcome(this.#db, ws, 'connected', null)
       const taxonomy = me.features.includes(TAXONOMY_FEATURE)
       const ctx: CatalogueContext & PushContext = { db: this.#db, ws, portalWs, target, taxonomy, touched: new Set(), batch: me.features.includes(BATCH_FEATURE) }
-      await syncCatalogues(ctx)
+      await syncLayouts(ctx, await syncCatalogues(ctx))
       out.captured += await capture(this.#db, ws)
+      out.captured += await captureRecords(this.#db, ws)
       const before = (await counts(this.#db, ws)).conflicts
       try {
-        out.pushed = await pushOutbox(ctx)
+        // Deliverables before the tasks that link to them.
+        out.pushed = await pushOutbox(ctx, ['deliverable'])
+        out.pushed += await pushOutbox(ctx)
+        // Comments and edges after the tasks and notes they belong to.
+        out.pushed += await pushRecords(ctx)
       } finally {
         out.conflicts_opened = Math.max(0, (await counts(this.#db, ws)).conflicts - before)
       }

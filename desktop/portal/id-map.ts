@@ -4,8 +4,9 @@
 // holds it (edges, comments, assignment views, webhook history, tool results,
 // saved selections) keeps resolving.
 import type { Sql } from '../../core/index.ts'
+import { adoptRecordId } from '../../workspace/index.ts'
 
-export const MAP_KINDS = { item: 'item', board: 'board', status: 'status', type: 'type', label: 'label' } as const
+export const MAP_KINDS = { item: 'item', board: 'board', status: 'status', type: 'type', label: 'label', comment: 'comment', edge: 'edge' } as const
 export type MapKind = (typeof MAP_KINDS)[keyof typeof MAP_KINDS]
 
 async function remember(tx: Sql, ws: string, kind: MapKind, oldId: string, canonical: string): Promise<void> {
@@ -45,8 +46,13 @@ export async function adoptId(tx: Sql, ws: string, kind: MapKind, oldId: string,
         `UPDATE project_items SET label_ids = array_replace(label_ids, $2::uuid, $3::uuid) WHERE workspace_id = $1 AND $2::uuid = ANY(label_ids)`,
         [ws, oldId, canonical])
       break
+    case 'comment':
+    case 'edge':
+      await adoptRecordId(tx, ws, kind, oldId, canonical)
+      break
   }
-  if (kind !== 'item') {
+  // Catalogue ids appear in queued and agreed task fields; item, comment and edge ids do not.
+  if (kind !== 'item' && kind !== 'comment' && kind !== 'edge') {
     await rewriteQueued(tx, ws, oldId, canonical)
     await tx.query('UPDATE portal_catalogue_base SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
   }
@@ -61,7 +67,7 @@ export async function adoptId(tx: Sql, ws: string, kind: MapKind, oldId: string,
  * statuses fold into the canonical board's statuses of the same name (else of
  * the same category); one without either moves over.
  */
-export async function foldId(tx: Sql, ws: string, kind: Exclude<MapKind, 'item'>, dupId: string, canonical: string): Promise<void> {
+export async function foldId(tx: Sql, ws: string, kind: Exclude<MapKind, 'item' | 'comment' | 'edge'>, dupId: string, canonical: string): Promise<void> {
   if (dupId === canonical) return
   switch (kind) {
     case 'board': {
@@ -104,8 +110,8 @@ export async function foldId(tx: Sql, ws: string, kind: Exclude<MapKind, 'item'>
   await remember(tx, ws, kind, dupId, canonical)
 }
 
-/** The captured (already queued) and agreed states of synced items name catalogue ids too. */
-async function rewriteQueued(tx: Sql, ws: string, oldId: string, canonical: string): Promise<void> {
+/** The captured (already queued) and agreed states of synced items name catalogue ids (and deliverables) too. */
+export async function rewriteQueued(tx: Sql, ws: string, oldId: string, canonical: string): Promise<void> {
   await tx.query(
     `UPDATE portal_items SET captured = replace(captured::text, $2, $3)::jsonb, base = replace(base::text, $2, $3)::jsonb
      WHERE workspace_id = $1 AND (captured::text LIKE '%' || $2 || '%' OR base::text LIKE '%' || $2 || '%')`,
@@ -117,7 +123,7 @@ async function rewriteQueued(tx: Sql, ws: string, oldId: string, canonical: stri
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Fields of a desktop project request that name records (path, query, body). */
-const REF_FIELDS = ['id', 'item_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable',
+const REF_FIELDS = ['id', 'item_id', 'comment_id', 'from_id', 'to_id', 'board_id', 'status_id', 'type_id', 'label_ids', 'type_ids', 'replacement_id', 'deliverable',
   'deliverable_id', 'target_board_id', 'target_status_id'] as const
 
 /**

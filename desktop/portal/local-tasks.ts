@@ -8,14 +8,15 @@ import type { Database, Sql } from '../../core/index.ts'
 import { recordActivity } from '../../workspace/index.ts'
 import type { Actor } from '../../workspace/index.ts'
 import { ITEM_COLS, type ItemRow } from '../../workspace/index.ts'
-import { adoptId } from './id-map.ts'
-import { equalValue, itemFieldsOf, TAXONOMY_FIELDS, type TaskFields, type TaskLike } from './task-fields.ts'
+import { adoptId, rewriteQueued } from './id-map.ts'
+import { unsentFields } from './outbox.ts'
+import { itemFieldsOf, portalChanges, TAXONOMY_FIELDS, type TaskFields, type TaskLike } from './task-fields.ts'
 
 export const SYNC_ACTOR: Actor = { tokenId: 'portal-sync', userId: null, owner: false }
 
 export interface PortalItem {
   item_key: string
-  item_type: 'task' | 'note'
+  item_type: 'task' | 'note' | 'deliverable'
   local_id: string
   portal_id: string | null
   portal_revision: number | null
@@ -40,6 +41,8 @@ export async function adoptTask(db: Database, ws: string, itemKey: string, t: Po
     const item = await readPortalItem(tx, ws, itemKey)
     if (item === undefined) return
     await adoptId(tx, ws, 'item', item.local_id, t.id)
+    // Tasks name a deliverable in their queued and agreed fields.
+    if (item.item_type === 'deliverable') await rewriteQueued(tx, ws, item.local_id, t.id)
     await tx.query(`UPDATE project_items SET number = $3, origin = 'portal' WHERE workspace_id = $1 AND id = $2`, [ws, t.id, t.number])
     await tx.query('UPDATE portal_items SET portal_id = $3, portal_revision = $4, base = $5 WHERE workspace_id = $1 AND item_key = $2',
       [ws, itemKey, t.id, t.revision, JSON.stringify(itemFieldsOf(item.item_type, t as never))])
@@ -50,7 +53,7 @@ const SET_SQL: Record<string, string> = {
   title: 'title = $X::text', description: 'description = $X::text', acceptance: 'acceptance = $X::text', priority: 'priority = $X::text',
   board_id: 'board_id = $X::uuid', status_id: 'status_id = $X::uuid', type_id: 'type_id = $X::uuid', label_ids: 'label_ids = $X::uuid[]',
   body: 'body = $X::text', state: 'state = $X::text', blocked_reason: 'blocked_reason = $X::text', color: 'color = $X::text', visibility: 'visibility = $X::text',
-  assignee: 'assignee = $X::integer', reviewer: 'reviewer = $X::integer', starts_on: 'starts_on = $X::date', due_on: 'due_on = $X::date',
+  assignee: 'assignee = $X::integer', owner: 'owner = $X::integer', deliverable: 'deliverable = $X::uuid', reviewer: 'reviewer = $X::integer', starts_on: 'starts_on = $X::date', due_on: 'due_on = $X::date',
   archived: 'archived_at = CASE WHEN $X::boolean THEN coalesce(archived_at, now()) END',
   deleted: 'deleted_at = CASE WHEN $X::boolean THEN coalesce(deleted_at, now()) END',
 }
@@ -63,13 +66,13 @@ const SET_SQL: Record<string, string> = {
 export const APPLY = { applied: 'applied', current: 'current', deferred: 'deferred' } as const
 export type ApplyOutcome = (typeof APPLY)[keyof typeof APPLY]
 
-export async function applyPortalTask(db: Database, ws: string, t: PortalTask, taxonomy: boolean, type: 'task' | 'note' = 'task'): Promise<ApplyOutcome> {
+export async function applyPortalTask(db: Database, ws: string, t: PortalTask, taxonomy: boolean, type: PortalItem['item_type'] = 'task'): Promise<ApplyOutcome> {
   return db.transaction(async (tx) => {
     const known = await tx.query<PortalItem>(`SELECT ${ITEM_KEYS} FROM portal_items WHERE workspace_id = $1 AND portal_id = $2 FOR UPDATE`, [ws, t.id])
     const item = known.rows[0]
     if (item === undefined) {
       const incoming = itemFieldsOf(type, t as never)
-      const made = type === 'note' ? await insertPortalNote(tx, ws, t, incoming) : await insertPortalTask(tx, ws, t, incoming as TaskFields, taxonomy)
+      const made = type === 'task' ? await insertPortalTask(tx, ws, t, incoming as TaskFields, taxonomy) : await insertPortalOther(tx, ws, t, type, incoming)
       return made ? APPLY.applied : APPLY.deferred
     }
     if (item.portal_revision !== null && item.portal_revision >= t.revision) return APPLY.current
@@ -103,17 +106,13 @@ async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxo
   const local = itemFieldsOf(row.item_type, row)
   if (!taxonomy && type === 'task') for (const f of TAXONOMY_FIELDS) incoming[f] = local[f]
   const base = item.base ?? item.captured
-  const queued = await tx.query<{ payload: Record<string, unknown> }>(
-    `SELECT payload FROM portal_outbox WHERE workspace_id = $1 AND item_key = $2 AND state = 'pending' AND seq::text IS DISTINCT FROM $3`, [ws, item.item_key, sending])
-  const unsent = new Set(queued.rows.flatMap((q) => Object.keys(q.payload)))
-  const changes: Record<string, unknown> = {}
-  for (const [f, v] of Object.entries(incoming)) {
-    if (equalValue(v, base[f]) || equalValue(v, local[f])) continue
-    // Changed on both sides and the desktop's value not sent yet: nothing is taken now (the agreed revision
-    // stays), so that value meets the portal's revision check and, field by field, becomes a conflict.
-    if (unsent.has(f) || !equalValue(local[f], item.captured[f])) return APPLY.deferred
-    changes[f] = v
-  }
+  const unsent = await unsentFields(tx, ws, item.item_key, sending)
+  // Changed on both sides and the desktop's value not sent yet: nothing is taken now (the agreed revision
+  // stays), so that value meets the portal's revision check and, field by field, becomes a conflict.
+  const changes = portalChanges(incoming, base, local, item.captured, unsent)
+  if (changes === null) return APPLY.deferred
+  // A link to a deliverable not here yet waits for it (read again next round).
+  if (typeof changes.deliverable === 'string' && !await hasItem(tx, ws, changes.deliverable)) return APPLY.deferred
   const params: unknown[] = [ws, row.id]
   const sets: string[] = []
   for (const [k, v] of Object.entries(changes)) {
@@ -136,7 +135,7 @@ async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxo
     for (const k of Object.keys(changes)) before[k] = local[k]
     await recordActivity(tx, ws, SYNC_ACTOR, {
       boardId: (changes.board_id ?? row.board_id) as string, itemId: row.id, entity: type, action: 'portal_sync',
-      summary: `${type === 'task' ? `task #${t.number ?? ''}` : 'note'} ${JSON.stringify(t.title)}: changed on the portal`, before, after: changes,
+      summary: `${type === 'task' ? `task #${t.number ?? ''}` : type} ${JSON.stringify(t.title)}: changed on the portal`, before, after: changes,
     })
   }
   // Written fields are captured (never sent back); an edit made after the last capture is still found by the next one.
@@ -149,18 +148,19 @@ async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxo
 
 async function insertPortalTask(tx: Sql, ws: string, t: PortalTask, f: TaskFields, taxonomy: boolean): Promise<boolean> {
   const board = await tx.query('SELECT 1 FROM project_boards WHERE workspace_id = $1 AND id = $2', [ws, f.board_id])
-  // Its board arrives with the next catalogue snapshot; the task follows then (deferred).
+  // Its board arrives with the next catalogue snapshot, its deliverable with the next pull; the task follows then (deferred).
   if (board.rows.length === 0) return false
+  if (typeof f.deliverable === 'string' && !await hasItem(tx, ws, f.deliverable)) return false
   const typeId = taxonomy ? f.type_id : null
   const labels = taxonomy ? f.label_ids : []
   const r = await tx.query<{ revision: number }>(
     `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, number, title, description, acceptance, type_id, label_ids,
-       status_id, priority, assignee, reviewer, starts_on, due_on, state, blocked_reason, origin, archived_at, deleted_at)
+       status_id, priority, assignee, reviewer, starts_on, due_on, state, blocked_reason, origin, archived_at, deleted_at, deliverable)
      VALUES ($1, $2, 'task', 'task', $3, $4, $5, $6, $7, $8, $9::uuid[], $10, $11, $12, $13, $14::date, $15::date, $16, $19, 'portal',
-       CASE WHEN $17::boolean THEN now() END, CASE WHEN $18::boolean THEN now() END)
+       CASE WHEN $17::boolean THEN now() END, CASE WHEN $18::boolean THEN now() END, $20)
      ON CONFLICT (id) DO NOTHING RETURNING revision`,
     [t.id, ws, f.board_id, t.number, f.title, f.description, f.acceptance, typeId, labels, f.status_id, f.priority, f.assignee,
-      f.reviewer, f.starts_on, f.due_on, f.state, f.archived, f.deleted, f.blocked_reason])
+      f.reviewer, f.starts_on, f.due_on, f.state, f.archived, f.deleted, f.blocked_reason, f.deliverable])
   if (r.rows.length === 0) return false
   await recordActivity(tx, ws, SYNC_ACTOR, {
     boardId: f.board_id as string, itemId: t.id, entity: 'task', action: 'portal_import',
@@ -173,21 +173,33 @@ async function insertPortalTask(tx: Sql, ws: string, t: PortalTask, f: TaskField
   return true
 }
 
-async function insertPortalNote(tx: Sql, ws: string, n: PortalTask, f: Record<string, unknown>): Promise<boolean> {
+async function hasItem(tx: Sql, ws: string, id: string): Promise<boolean> {
+  return (await tx.query('SELECT 1 FROM project_items WHERE workspace_id = $1 AND id = $2', [ws, id])).rows.length > 0
+}
+
+/** A portal note or deliverable not known here, inserted with the portal's id. */
+async function insertPortalOther(tx: Sql, ws: string, n: PortalTask, type: 'note' | 'deliverable', f: Record<string, unknown>): Promise<boolean> {
   const board = await tx.query('SELECT 1 FROM project_boards WHERE workspace_id = $1 AND id = $2', [ws, f.board_id])
   if (board.rows.length === 0) return false
-  const r = await tx.query<{ revision: number }>(
-    `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, title, body, color, visibility, origin, archived_at)
-     VALUES ($1, $2, 'note', 'note', $3, $4, $5, $6, $7, 'portal', CASE WHEN $8::boolean THEN now() END)
-     ON CONFLICT (id) DO NOTHING RETURNING revision`,
-    [n.id, ws, f.board_id, f.title, f.body, f.color, f.visibility, f.archived])
+  const r = type === 'note'
+    ? await tx.query<{ revision: number }>(
+      `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, title, body, color, visibility, origin, archived_at)
+       VALUES ($1, $2, 'note', 'note', $3, $4, $5, $6, $7, 'portal', CASE WHEN $8::boolean THEN now() END)
+       ON CONFLICT (id) DO NOTHING RETURNING revision`,
+      [n.id, ws, f.board_id, f.title, f.body, f.color, f.visibility, f.archived])
+    : await tx.query<{ revision: number }>(
+      `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, title, description, acceptance, owner, starts_on, due_on,
+         state, blocked_reason, origin, archived_at)
+       VALUES ($1, $2, 'deliverable', 'deliverable', $3, $4, $5, $6, $7, $8::date, $9::date, $10, $11, 'portal', CASE WHEN $12::boolean THEN now() END)
+       ON CONFLICT (id) DO NOTHING RETURNING revision`,
+      [n.id, ws, f.board_id, f.title, f.description, f.acceptance, f.owner, f.starts_on, f.due_on, f.state, f.blocked_reason, f.archived])
   if (r.rows.length === 0) return false
   await recordActivity(tx, ws, SYNC_ACTOR, {
-    boardId: f.board_id as string, itemId: n.id, entity: 'note', action: 'portal_import',
-    summary: `note ${JSON.stringify(f.title)}: imported from the portal`, before: null, after: { title: f.title },
+    boardId: f.board_id as string, itemId: n.id, entity: type, action: 'portal_import',
+    summary: `${type} ${JSON.stringify(f.title)}: imported from the portal`, before: null, after: { title: f.title },
   })
   await tx.query(
     `INSERT INTO portal_items (workspace_id, item_key, local_id, portal_id, portal_revision, captured, captured_revision, item_type, base)
-     VALUES ($1, $2, $2, $2, $3, $4, $5, 'note', $4)`, [ws, n.id, n.revision, JSON.stringify(f), (r.rows[0] as { revision: number }).revision])
+     VALUES ($1, $2, $2, $2, $3, $4, $5, $6, $4)`, [ws, n.id, n.revision, JSON.stringify(f), (r.rows[0] as { revision: number }).revision, type])
   return true
 }

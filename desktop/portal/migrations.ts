@@ -129,5 +129,28 @@ export const PORTAL_MIGRATIONS: MigrationSet = {
         ALTER TABLE portal_connection ADD COLUMN last_attempt_at timestamptz;
       `,
     },
+    {
+      version: 5,
+      name: 'synced comments and edges: their agreed portal state; outbox operations of every record kind',
+      sql: `
+        -- One row per comment or edge known to the sync (portal_items' twin for records that are not project items).
+        CREATE TABLE portal_records (
+          workspace_id uuid NOT NULL,
+          record_key uuid NOT NULL,
+          kind text NOT NULL,
+          local_id uuid NOT NULL,
+          portal_id uuid,
+          portal_revision integer,
+          captured jsonb NOT NULL,
+          captured_revision integer NOT NULL,
+          base jsonb,
+          PRIMARY KEY (workspace_id, record_key),
+          UNIQUE (workspace_id, local_id)
+        );
+        CREATE INDEX portal_records_portal ON portal_records (workspace_id, portal_id);
+        -- item: a task or note (portal_items); comment, edge: portal_records.
+        ALTER TABLE portal_outbox ADD COLUMN kind text NOT NULL DEFAULT 'item';
+      `,
+    },
   ],
 }

@@ -9,10 +9,14 @@ import { changedFields, itemFieldsOf } from './task-fields.ts'
 
 export const OUTBOX_STATES = { pending: 'pending', done: 'done', conflict: 'conflict', refused: 'refused', dropped: 'dropped' } as const
 export type OutboxState = (typeof OUTBOX_STATES)[keyof typeof OUTBOX_STATES]
+/** item: a task or a note; deliverable: pushed before them (a task links to it); comment, edge: after them. */
+export type OpKind = 'item' | 'deliverable' | 'comment' | 'edge'
 
 export interface OutboxOp {
   seq: string
   item_key: string
+  /** item: a task or note (portal_items); comment or edge: portal_records. */
+  kind: OpKind
   op: 'create' | 'update'
   payload: Record<string, unknown>
   idempotency_key: string
@@ -24,16 +28,17 @@ export interface OutboxOp {
   created_at: string
 }
 
-const OP_COLS = `seq::text AS seq, item_key, op, payload, idempotency_key, state, forced, attempts, last_error,
+const OP_COLS = `seq::text AS seq, item_key, kind, op, payload, idempotency_key, state, forced, attempts, last_error,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`
 
 /** Turns the local task changes not yet captured into outbox operations; returns how many. */
 export async function capture(db: Database, ws: string): Promise<number> {
   return db.transaction(async (tx) => {
     // Not locked: an edit made after this read has a higher revision and is captured next time.
+    // Service tickets (and their work tasks) stay local: the portal takes no ticket from a desktop.
     const r = await tx.query<ItemRow & { captured: Record<string, unknown> | null; item_key: string | null }>(
       `SELECT x.*, p.captured, p.item_key
-       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type IN ('task', 'note')) x
+       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type IN ('task', 'note', 'deliverable') AND kind <> 'service_ticket') x
        LEFT JOIN portal_items p ON p.workspace_id = $1 AND p.local_id = x.id
        WHERE p.item_key IS NULL OR x.revision > p.captured_revision
        ORDER BY x.seq::bigint`, [ws])
@@ -43,35 +48,37 @@ export async function capture(db: Database, ws: string): Promise<number> {
       if (row.item_key === null) {
         // A creation carries the fields the portal's create takes; the work state follows as actions (an update).
         const { archived: _a, deleted: _d, state: _s, blocked_reason: _b, ...create } = now
-        const created = row.item_type === 'task' ? { ...now, archived: false, deleted: false, state: 'open', blocked_reason: '' } : { ...now, archived: false, deleted: false }
+        const created = row.item_type === 'note' ? { ...now, archived: false, deleted: false } : { ...now, archived: false, deleted: false, state: 'open', blocked_reason: '' }
+        const kind = row.item_type === 'deliverable' ? 'deliverable' : 'item'
         await tx.query(
           'INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision, item_type) VALUES ($1, $2, $2, $3, $4, $5)',
           [ws, row.id, JSON.stringify(now), row.revision, row.item_type])
-        await enqueue(tx, ws, row.id, 'create', create)
+        await enqueue(tx, ws, row.id, 'create', create, kind)
         n++
         const rest = changedFields(created, now)
         if (Object.keys(rest).length > 0) {
-          await enqueue(tx, ws, row.id, 'update', rest)
+          await enqueue(tx, ws, row.id, 'update', rest, kind)
           n++
         }
         continue
       }
-      const diff = changedFields(row.captured ?? {}, now)
+      // A task captured before the deliverable link was synced holds none: no link is no change.
+      const diff = changedFields(row.item_type === 'task' ? { deliverable: null, ...row.captured } : row.captured ?? {}, now)
       // Blocking needs its reason, even one equal to an earlier block's.
       if (diff.state === 'blocked') diff.blocked_reason = now.blocked_reason
       await tx.query('UPDATE portal_items SET captured = $3, captured_revision = $4 WHERE workspace_id = $1 AND item_key = $2',
         [ws, row.item_key, JSON.stringify(now), row.revision])
       if (Object.keys(diff).length === 0) continue
-      await enqueue(tx, ws, row.item_key, 'update', diff)
+      await enqueue(tx, ws, row.item_key, 'update', diff, row.item_type === 'deliverable' ? 'deliverable' : 'item')
       n++
     }
     return n
   })
 }
 
-async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Record<string, unknown>): Promise<void> {
-  await tx.query('INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key) VALUES ($1, $2, $3, $4, $5)',
-    [ws, itemKey, op, JSON.stringify(payload), randomUUID()])
+export async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Record<string, unknown>, kind: OpKind = 'item'): Promise<void> {
+  await tx.query('INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key, kind) VALUES ($1, $2, $3, $4, $5, $6)',
+    [ws, itemKey, op, JSON.stringify(payload), randomUUID(), kind])
 }
 
 /**
@@ -80,10 +87,10 @@ async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'upd
  * different tasks are independent (catalogues were settled before), so their
  * operations may be in flight together.
  */
-export async function nextPending(db: Sql, ws: string, limit: number): Promise<OutboxOp[]> {
+export async function nextPending(db: Sql, ws: string, limit: number, kinds: readonly OpKind[] = ['item']): Promise<OutboxOp[]> {
   const r = await db.query<OutboxOp>(
-    `SELECT * FROM (SELECT DISTINCT ON (item_key) ${OP_COLS} FROM portal_outbox WHERE workspace_id = $1 AND state = 'pending' ORDER BY item_key, seq) o
-     ORDER BY seq::bigint LIMIT $2`, [ws, limit])
+    `SELECT * FROM (SELECT DISTINCT ON (item_key) ${OP_COLS} FROM portal_outbox WHERE workspace_id = $1 AND state = 'pending' AND kind = ANY($3) ORDER BY item_key, seq) o
+     ORDER BY seq::bigint LIMIT $2`, [ws, limit, kinds])
   return r.rows
 }
 
@@ -101,17 +108,25 @@ export async function hasPending(db: Sql, ws: string, itemKey: string): Promise<
   return r.rows.length > 0
 }
 
-/** Operations that need the owner: conflicts (409) and refusals, with the item they belong to (its number and title). */
-export type AttentionOp = OutboxOp & { item_id: string; portal_id: string | null; item_type: string; number: number | null; title: string | null }
+/**
+ * Operations that need the owner: conflicts (409) and refusals, with the item they belong to (its number and title);
+ * a comment's or an edge's operation names its task or from item that way, with `record_id` the comment or edge.
+ */
+export type AttentionOp = OutboxOp & { item_id: string; portal_id: string | null; item_type: string; number: number | null; title: string | null; record_id: string | null }
 
 export async function listAttention(db: Sql, ws: string): Promise<AttentionOp[]> {
   const r = await db.query<AttentionOp>(
-    `SELECT o.seq::text AS seq, o.item_key, o.op, o.payload, o.idempotency_key, o.state, o.forced, o.attempts, o.last_error,
+    `SELECT o.seq::text AS seq, o.item_key, o.kind, o.op, o.payload, o.idempotency_key, o.state, o.forced, o.attempts, o.last_error,
        to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
-       p.local_id AS item_id, p.portal_id, p.item_type, i.number, i.title
-     FROM portal_outbox o JOIN portal_items p ON p.workspace_id = o.workspace_id AND p.item_key = o.item_key
-     LEFT JOIN project_items i ON i.workspace_id = p.workspace_id AND i.id = p.local_id
-     WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') ORDER BY o.seq`, [ws])
+       coalesce(p.local_id, pi.local_id) AS item_id, coalesce(p.portal_id, r.portal_id) AS portal_id,
+       coalesce(p.item_type, o.kind) AS item_type, i.number, i.title,
+       r.local_id AS record_id
+     FROM portal_outbox o
+     LEFT JOIN portal_items p ON o.kind IN ('item', 'deliverable') AND p.workspace_id = o.workspace_id AND p.item_key = o.item_key
+     LEFT JOIN portal_records r ON o.kind IN ('comment', 'edge') AND r.workspace_id = o.workspace_id AND r.record_key = o.item_key
+     LEFT JOIN portal_items pi ON pi.workspace_id = o.workspace_id AND (pi.item_key = (r.captured->>'item_key')::uuid)
+     LEFT JOIN project_items i ON i.workspace_id = o.workspace_id AND i.id = coalesce(p.local_id, pi.local_id)
+     WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') AND (p.item_key IS NOT NULL OR r.record_key IS NOT NULL) ORDER BY o.seq`, [ws])
   return r.rows
 }
 
@@ -139,4 +154,11 @@ export async function resolveOp(db: Sql, ws: string, seq: string, action: 'retry
 /** Keeps only the fields of an operation still in conflict (the others reached the portal). */
 export async function narrowOp(db: Sql, ws: string, seq: string, payload: Record<string, unknown>): Promise<void> {
   await db.query('UPDATE portal_outbox SET payload = $3 WHERE workspace_id = $1 AND seq = $2::bigint', [ws, seq, JSON.stringify(payload)])
+}
+
+/** The fields of a record's pending operations other than `sending` (the one whose answer is being merged). */
+export async function unsentFields(db: Sql, ws: string, itemKey: string, sending: string | null): Promise<Set<string>> {
+  const queued = await db.query<{ payload: Record<string, unknown> }>(
+    `SELECT payload FROM portal_outbox WHERE workspace_id = $1 AND item_key = $2 AND state = 'pending' AND seq::text IS DISTINCT FROM $3`, [ws, itemKey, sending])
+  return new Set(queued.rows.flatMap((q) => Object.keys(q.payload)))
 }

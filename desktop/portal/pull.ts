@@ -7,6 +7,7 @@
 import { portalCall } from './client.ts'
 import { APPLY, applyPortalTask } from './local-tasks.ts'
 import { fetchPortalTask, type PortalTask, type PushContext } from './push.ts'
+import { noRecordChanges, noteRecordEntry, pullRecords, type RecordChanges } from './pull-records.ts'
 
 /**
  * What a pull works with: a push's, this desktop's own credential on the
@@ -18,8 +19,11 @@ export type PullContext = PushContext & { self?: string | null }
 type Page<T> = { items: T[]; next_cursor: string | null }
 
 /** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */
-async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<string, 'task' | 'note'>; newest: string | null } | null> {
-  const ids = new Map<string, 'task' | 'note'>()
+type ItemType = 'task' | 'note' | 'deliverable'
+
+async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<string, ItemType>; records: RecordChanges; newest: string | null } | null> {
+  const ids = new Map<string, ItemType>()
+  const records = noRecordChanges()
   let newest: string | null = null
   let page: string | undefined
   for (let pages = 0; pages < 50; pages++) {
@@ -27,10 +31,11 @@ async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<
       `/v1/workspaces/${c.portalWs}/project/activity`, undefined, { query: { limit: 100, cursor: page } })
     for (const e of r.body.items) {
       newest ??= e.id
-      if (e.id === cursor) return { ids, newest }
+      if (e.id === cursor) return { ids, records, newest }
+      noteRecordEntry(records, e)
       // This desktop's own pushes were merged from their answers when they were sent: not fetched again one by one.
       if (c.self != null && e.actor.token_id === c.self && e.item_id !== null && c.touched?.has(e.item_id) === true) continue
-      if ((e.entity === 'task' || e.entity === 'note') && e.item_id !== null) ids.set(e.item_id, e.entity)
+      if ((e.entity === 'task' || e.entity === 'note' || e.entity === 'deliverable') && e.item_id !== null) ids.set(e.item_id, e.entity)
     }
     if (r.body.next_cursor === null) return null
     page = r.body.next_cursor
@@ -43,13 +48,17 @@ async function newestActivity(c: PullContext): Promise<string | null> {
   return r.body.items[0]?.id ?? null
 }
 
-async function allItems(c: PullContext, each: (t: PortalTask, type: 'task' | 'note') => Promise<void>): Promise<void> {
-  const lists = [['tasks', {}], ['tasks', { archived: true }], ['tasks', { deleted: true }], ['notes', {}], ['notes', { archived: true }]] as const
+const TYPE_OF = { tasks: 'task', notes: 'note', deliverables: 'deliverable' } as const
+
+async function allItems(c: PullContext, each: (t: PortalTask, type: ItemType) => Promise<void>): Promise<void> {
+  // Deliverables first: tasks link to them.
+  const lists = [['deliverables', {}], ['deliverables', { archived: true }], ['tasks', {}], ['tasks', { archived: true }], ['tasks', { deleted: true }],
+    ['notes', {}], ['notes', { archived: true }]] as const
   for (const [what, filter] of lists) {
     let cursor: string | undefined
     do {
       const r = await portalCall<Page<PortalTask>>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/${what}`, undefined, { query: { limit: 100, cursor, ...filter } })
-      for (const t of r.body.items) await each(t, what === 'notes' ? 'note' : 'task')
+      for (const t of r.body.items) await each(t, TYPE_OF[what])
       cursor = r.body.next_cursor ?? undefined
     } while (cursor !== undefined)
   }
@@ -59,7 +68,7 @@ async function allItems(c: PullContext, each: (t: PortalTask, type: 'task' | 'no
 export async function pull(c: PullContext, cursor: string | null): Promise<{ applied: number; cursor: string | null }> {
   let applied = 0
   let deferred = 0
-  const apply = async (t: PortalTask, type: 'task' | 'note') => {
+  const apply = async (t: PortalTask, type: ItemType) => {
     const out = await applyPortalTask(c.db, c.ws, t, c.taxonomy, type)
     if (out === APPLY.applied) applied++
     if (out === APPLY.deferred) deferred++
@@ -69,12 +78,18 @@ export async function pull(c: PullContext, cursor: string | null): Promise<{ app
   if (changes === null) {
     const head = await newestActivity(c)
     await allItems(c, apply)
+    const r = await pullRecords(c, null)
     // A deferred task (a local edit in between, or its board not here yet) is read again next round.
-    return { applied, cursor: deferred > 0 ? cursor : head }
+    return { applied: applied + r.applied, cursor: deferred + r.deferred > 0 ? cursor : head }
   }
-  for (const [id, type] of changes.ids) {
+  // Deliverables first: tasks link to them.
+  const order = [...changes.ids].sort((a, b) => Number(b[1] === 'deliverable') - Number(a[1] === 'deliverable'))
+  for (const [id, type] of order) {
     const t = await fetchPortalTask(c, id, type)
     if (t !== undefined) await apply(t, type)
   }
+  const r = await pullRecords(c, changes.records)
+  applied += r.applied
+  deferred += r.deferred
   return { applied, cursor: deferred > 0 ? cursor : changes.newest ?? cursor }
 }

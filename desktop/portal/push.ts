@@ -8,7 +8,7 @@ import type { Database } from '../../core/index.ts'
 import { PortalRefusal, portalCall, type PortalTarget } from './client.ts'
 import type { WorkState } from '../../workspace/index.ts'
 import { absorbAnswer, adoptTask, readPortalItem, type PortalItem } from './local-tasks.ts'
-import { narrowOp, nextPending, noteAttempt, settle, type OutboxOp } from './outbox.ts'
+import { narrowOp, nextPending, noteAttempt, settle, type OpKind, type OutboxOp } from './outbox.ts'
 import { statePath } from './state-path.ts'
 import { batchableCreates, CREATE_BATCH, pushCreateBatch } from './push-batch.ts'
 import { equalValue, itemFieldsOf, TAXONOMY_FIELDS } from './task-fields.ts'
@@ -16,8 +16,9 @@ import type { PortalTask, PushContext } from './push-types.ts'
 
 export type { PortalTask, PushContext } from './push-types.ts'
 
-/** The portal's collection of a task or a note. */
-const T = (c: PushContext, type: string) => `/v1/workspaces/${c.portalWs}/${type === 'note' ? 'notes' : 'tasks'}`
+/** The portal's collection of a task, a note or a deliverable. */
+const COLLECTION: Record<string, string> = { task: 'tasks', note: 'notes', deliverable: 'deliverables' }
+const T = (c: { portalWs: string }, type: string) => `/v1/workspaces/${c.portalWs}/${COLLECTION[type] ?? 'tasks'}`
 
 function forPortal(c: PushContext, p: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...p }
@@ -27,9 +28,9 @@ function forPortal(c: PushContext, p: Record<string, unknown>): Record<string, u
 
 /** The portal's copy of a task (deleted or not) or a note; undefined when it has none. */
 export async function fetchPortalTask(c: { target: PortalTarget; portalWs: string }, id: string, type = 'task'): Promise<PortalTask | undefined> {
-  for (const deleted of type === 'note' ? [false] : [false, true]) {
+  for (const deleted of type === 'task' ? [false, true] : [false]) {
     try {
-      return (await portalCall<PortalTask>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/${type === 'note' ? 'notes' : 'tasks'}/${id}`, undefined, { query: { deleted } })).body
+      return (await portalCall<PortalTask>(c.target, 'GET', `${T(c, type)}/${id}`, undefined, { query: { deleted } })).body
     } catch (err) {
       if (!(err instanceof PortalRefusal && err.status === 404)) throw err
     }
@@ -56,9 +57,9 @@ interface From { state: WorkState; reviewer: number | null }
 async function sendUpdate(c: PushContext, payload: Record<string, unknown>, type: string, portalId: string, revision: number, from: () => Promise<From>): Promise<PortalTask | null> {
   const p = forPortal(c, payload)
   const { board_id: board, archived, deleted, state, blocked_reason: reason, ...fields } = p
-  // Portal notes have no trash and no move: such a change is refused here, for the owner to see.
-  if (type === 'note' && (deleted !== undefined || board !== undefined)) {
-    throw new PortalRefusal(422, { detail: [{ type: 'not_synced', msg: 'portal notes cannot be trashed or moved to another board' }] }, 'note')
+  // Portal notes and deliverables have no trash and no move: such a change is refused here, for the owner to see.
+  if (type !== 'task' && (deleted !== undefined || board !== undefined)) {
+    throw new PortalRefusal(422, { detail: [{ type: 'not_synced', msg: `portal ${type}s cannot be trashed or moved to another board` }] }, type)
   }
   let rev = revision
   let last: PortalTask | null = null
@@ -111,18 +112,19 @@ export const PUSH_WINDOW = 8
  * PUSH_WINDOW tasks at a time; throws PortalUnreachable when offline (after
  * the operations in flight have settled). Returns how many were sent.
  */
-export async function pushOutbox(c: PushContext): Promise<number> {
+export async function pushOutbox(c: PushContext, kinds: readonly OpKind[] = ['item'], send: (c: PushContext, op: OutboxOp) => Promise<boolean> = sendOne): Promise<number> {
   let n = 0
   for (;;) {
-    let ops = await nextPending(c.db, c.ws, c.batch === true ? CREATE_BATCH : PUSH_WINDOW)
+    const batch = c.batch === true && send === sendOne && kinds.includes('item')
+    let ops = await nextPending(c.db, c.ws, batch ? CREATE_BATCH : PUSH_WINDOW, kinds)
     if (ops.length === 0) return n
     // Task creations go in one batch request (feature task-batch-v1); the rest one by one, PUSH_WINDOW at a time.
-    const creates = c.batch === true ? await batchableCreates(c.db, c.ws, ops) : new Set<OutboxOp>()
+    const creates = batch ? await batchableCreates(c.db, c.ws, ops) : new Set<OutboxOp>()
     if (creates.size > 0) {
       n += await pushCreateBatch(c, [...creates])
       ops = ops.filter((op) => !creates.has(op)).slice(0, PUSH_WINDOW)
     }
-    const results = await Promise.allSettled(ops.map((op) => sendOne(c, op)))
+    const results = await Promise.allSettled(ops.map((op) => send(c, op)))
     for (const r of results) if (r.status === 'fulfilled' && r.value) n++
     const failed = results.find((r) => r.status === 'rejected')
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
@@ -147,13 +149,18 @@ async function sendOne(c: PushContext, op: OutboxOp): Promise<boolean> {
     await settle(c.db, c.ws, op.seq, 'done')
     return true
   } catch (err) {
-    if (!(err instanceof PortalRefusal)) {
-      await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
-      throw err
-    }
-    await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
-    return false
+    return settleFailure(c, op, err)
   }
+}
+
+/** A failed send: a refusal settles the operation for the owner (409: conflict); anything else is noted and stops the round. */
+export async function settleFailure(c: PushContext, op: OutboxOp, err: unknown): Promise<false> {
+  if (!(err instanceof PortalRefusal)) {
+    await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)
+    throw err
+  }
+  await settle(c.db, c.ws, op.seq, err.status === 409 ? 'conflict' : 'refused', err.message)
+  return false
 }
 
 /**

@@ -43,7 +43,7 @@ function checkUrl(raw: string): string {
  */
 export const LOCAL_ONLY = [
   'logs', 'monitoring configuration', 'credentials and grants', 'local incidents and notifications',
-  'comments', 'deliverables', 'edges', 'services and time entries', 'webhooks',
+  'service tickets', 'services and time entries', 'webhooks',
 ] as const
 
 export class PortalService {

@@ -6,6 +6,7 @@ import { commentedTask, createComment, deleteComment, updateComment, type Commen
 import { seesInternal } from '../../../workspace/index.ts'
 import { listComments } from '../../../workspace/index.ts'
 import type { FilterQuery } from './boards.ts'
+import { tracePoint } from './trace.ts'
 import { CLOUD_READ, CLOUD_WRITE, P, afterKey, ctxOf, pageBody, parts, type ProjectRouteOptions } from './common.ts'
 
 type CommentParams = { item_id: string; comment_id: string }
@@ -21,7 +22,9 @@ export async function commentRoutes(app: FastifyInstance, { db, cursors }: Proje
 
   app.post(`${P}/tasks/:item_id/comments`, { config: CLOUD_WRITE, schema: { params: ITEM_PARAMS, body: COMMENT_CREATE } }, async (req, reply) => {
     const { body, params } = parts<CommentCreateInput, never, { item_id: string }>(req)
+    await tracePoint('begin', body.idempotency_key, 'comment.create')
     const out = await createComment(ctxOf(req, db), params.item_id, body)
+    if (!out.replay) await tracePoint('committed', body.idempotency_key, 'comment.create')
     reply.code(out.status)
     return out.body
   })

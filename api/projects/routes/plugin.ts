@@ -1,5 +1,6 @@
 // The project area's route groups, registered as one plugin from api/app.ts.
 import type { FastifyError, FastifyInstance } from 'fastify'
+import type { Database } from '../../../core/index.ts'
 import { RequestInvalid } from '../../../core/index.ts'
 import { errorHandler } from '../../edge/error-handler.ts'
 import { boardRoutes } from './boards.ts'
@@ -32,7 +33,7 @@ async function desktopRoutes(app: FastifyInstance, opts: ProjectRouteOptions): P
 }
 
 /** What a connected desktop keeps to itself although the portal has it too (deploy/PORTAL.md, "What syncs"). */
-const LOCAL_ONLY_WRITE = /\/(comments|deliverables|edges)(\/|$)/
+const LOCAL_ONLY_WRITE = /\/tickets(\/|$)/
 export const SYNC_HEADER = 'x-lookout-sync'
 
 /**
@@ -46,9 +47,14 @@ async function desktopMarks(app: FastifyInstance, opts: ProjectRouteOptions): Pr
     if (!(req.routeOptions.url ?? '').startsWith('/v1/workspaces/')) return
     await rewriteOldIds(opts.db, [req.params as Record<string, unknown>, req.query as Record<string, unknown>, req.body as Record<string, unknown>])
   })
+  markLocalWrites(app, opts.db, LOCAL_ONLY_WRITE)
+}
+
+/** A successful write of a route matching `pattern` answers `X-Lookout-Sync: local` on a workspace connected to its portal. */
+export function markLocalWrites(app: FastifyInstance, db: Database, pattern: RegExp): void {
   app.addHook('onSend', async (req, reply, payload) => {
-    if (req.method === 'GET' || reply.statusCode >= 300 || !LOCAL_ONLY_WRITE.test(req.routeOptions.url ?? '')) return payload
-    if (await portalConnected(opts.db, principalOf(req).workspaceId)) reply.header(SYNC_HEADER, 'local')
+    if (req.method === 'GET' || reply.statusCode >= 300 || !pattern.test(req.routeOptions.url ?? '')) return payload
+    if (await portalConnected(db, principalOf(req).workspaceId)) reply.header(SYNC_HEADER, 'local')
     return payload
   })
 }

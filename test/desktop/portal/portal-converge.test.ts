@@ -4,11 +4,11 @@
 // round after it succeeds); edits of different fields merge three ways; a
 // retried conflict shows the desktop's values on both sides; work states and
 // approval decisions travel both ways.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { connectMcp } from '../mcp/mcp-helpers.ts'
 import { LOCAL_ONLY_NOTE } from '../../../desktop/mcp/server.ts'
-import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop } from './portal-helpers.ts'
+import { cli, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
 import { deskOps } from './portal-helpers.ts'
 
 const cloud = await startCloud()
@@ -21,6 +21,11 @@ const CW = `/v1/workspaces/${cloud.workspaceId}`
 const { create, sync } = deskOps(desk)
 const local = async (id: string) => (await owner('GET', `/v1/projects/items/${id}`)).body
 const remote = async (id: string) => (await cloud.req('GET', `${CW}/tasks/${id}`)).body
+const settled = async (t: Test) => {
+  const s = (await owner('GET', '/v1/portal/connection')).body
+  t.equal(s.conflicts, 0, JSON.stringify((await owner('GET', '/v1/portal/conflicts')).body))
+  t.equal(s.pending_operations, 0)
+}
 
 t.test('connect first, then the first project request: one board, one type, every round succeeds', async (t) => {
   const c = await owner('POST', '/v1/portal/connection', { url: cloud.url, token: cloud.token })
@@ -63,6 +68,67 @@ t.test('catalogue writes on a connected workspace need workspace management perm
   t.equal((await owner('POST', '/v1/projects/taxonomy', { ...write, idempotency_key: randomUUID() })).status, 200, 'the owner may')
   t.equal((await sync()).state, 'connected')
   t.ok((await cloud.req('GET', `${CW}/project/taxonomy`)).body.labels.some((l: any) => l.name === 'shared label'), 'and it reaches the portal')
+})
+
+t.test('catalogue layout syncs: status order, default and retirement both ways; type order and default', async (t) => {
+  const board = (await owner('GET', '/v1/projects/boards')).body.items[0].id
+  const statuses = async (archived = false) => (await owner('GET', `/v1/projects/statuses?board_id=${board}&archived=${archived}`)).body
+  const cloudStatuses = async (archived = false) => (await cloud.req('GET', `${CW}/project/statuses?board_id=${board}&archived=${archived}`)).body
+  const configure = async (body: Record<string, unknown>) => {
+    const r = await owner('POST', '/v1/projects/statuses', { idempotency_key: randomUUID(), board_id: board, revision: (await statuses()).revision, ...body })
+    t.equal(r.status, 200, JSON.stringify(r.body))
+  }
+  for (const name of ['Layout A', 'Layout B']) await configure({ action: 'create', name, category: 'doing', color: 'blue' })
+  const onA = await create('on status A')
+  await sync()
+  const id = (name: string, list: any[]) => list.find((s: any) => s.name === name).id
+  const here = (await statuses()).items
+  const [A, B] = [id('Layout A', here), id('Layout B', here)]
+  await configure({ action: 'reorder', status_ids: [B, ...here.map((s: any) => s.id).filter((x: string) => x !== B)] })
+  await configure({ action: 'default', status_id: A })
+  let me = await local((await desktopTasks(desk)).find((x) => x.title === 'on status A').id)
+  t.equal((await owner('PATCH', `/v1/projects/items/${me.id}`, { idempotency_key: randomUUID(), revision: me.revision, status_id: A })).status, 200)
+  t.not(onA.id, me.id)
+  await sync()
+  const there = (await cloudStatuses()).items
+  t.equal(there[0].id, B, 'the desktop\'s order reached the cloud')
+  t.equal(there.find((s: any) => s.is_default).id, A, 'and its default')
+  // Retired on the cloud (the task on it moves to the replacement on both sides).
+  t.equal((await cloud.req('POST', `${CW}/project/statuses`, { board_id: board, revision: (await cloudStatuses()).revision, action: 'retire', status_id: A, replacement_id: B })).status, 200)
+  await sync()
+  t.same((await statuses(true)).items.map((s: any) => [s.id, s.replacement_id]), [[A, B]], 'the cloud\'s retirement reached the desktop')
+  me = await local(me.id)
+  t.equal(me.status_id, B, 'its task moved to the replacement here too')
+  t.equal((await statuses()).items.find((s: any) => s.is_default).id, B, 'the default followed')
+  // Retired here; the cloud changes the order meanwhile.
+  const todo = (await statuses()).items.find((s: any) => s.category === 'todo').id
+  await configure({ action: 'retire', status_id: B, replacement_id: todo })
+  const co = (await cloudStatuses()).items.map((s: any) => s.id)
+  t.equal((await cloud.req('POST', `${CW}/project/statuses`, { board_id: board, revision: (await cloudStatuses()).revision, action: 'reorder', status_ids: [...co].reverse() })).status, 200)
+  await sync()
+  t.ok((await cloudStatuses(true)).items.some((s: any) => s.id === B && s.replacement_id === todo), 'the desktop\'s retirement reached the cloud')
+  t.same((await statuses()).items.map((s: any) => s.id), (await cloudStatuses()).items.map((s: any) => s.id), 'the cloud\'s order reached the desktop')
+  t.equal((await remote(me.id)).status_id, todo, 'the task is on the replacement on the cloud')
+  // Types: a new type first and default here; the cloud's default change comes back.
+  const tax = (await owner('GET', '/v1/projects/taxonomy')).body
+  const made = await owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), revision: tax.revision, kind: 'type', operation: 'create', name: 'Layout type' })
+  t.equal(made.status, 200)
+  const T = id('Layout type', made.body.types)
+  const tx2 = (await owner('GET', '/v1/projects/taxonomy')).body
+  t.equal((await owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), revision: tx2.revision, kind: 'type', operation: 'reorder', order: [T, ...tx2.types.map((x: any) => x.id).filter((x: string) => x !== T)] })).status, 200)
+  const tx3 = (await owner('GET', '/v1/projects/taxonomy')).body
+  const oldDefault = tx3.types.find((x: any) => x.is_default).id
+  t.equal((await owner('POST', '/v1/projects/taxonomy', { idempotency_key: randomUUID(), revision: tx3.revision, kind: 'type', operation: 'default', id: T })).status, 200)
+  await sync()
+  const ct = (await cloud.req('GET', `${CW}/project/taxonomy`)).body
+  const TC = id('Layout type', (await owner('GET', '/v1/projects/taxonomy')).body.types)
+  t.not(TC, T, 'the new type took the portal\'s id')
+  t.equal(ct.types[0].id, TC, 'the type order reached the cloud')
+  t.equal(ct.types.find((x: any) => x.is_default).id, TC, 'and the default type')
+  t.equal((await cloud.req('POST', `${CW}/project/taxonomy`, { revision: ct.revision, kind: 'type', operation: 'default', id: oldDefault })).status, 200)
+  await sync()
+  t.equal((await owner('GET', '/v1/projects/taxonomy')).body.types.find((x: any) => x.is_default).id, oldDefault, 'the cloud\'s default type came back')
+  await settled(t)
 })
 
 const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10)
@@ -162,24 +228,130 @@ t.test('work states and approval decisions travel both ways', async (t) => {
   t.equal(s.pending_operations, 0)
 })
 
-t.test('what stays local says so: a comment made through the tool server on a connected desktop; old ids on portal-shaped routes', async (t) => {
-  const before = await create('commented here')
+const DW = `/v1/workspaces/${desk.workspaceId}`
+const deskComments = async (task: string, deleted = false) => (await owner('GET', `${DW}/tasks/${task}/comments?deleted=${deleted}`)).body.items
+const cloudComments = async (task: string, deleted = false) => (await cloud.req('GET', `${CW}/tasks/${task}/comments?deleted=${deleted}`)).body.items
+
+t.test('comments sync both ways: made offline on a provisional task id, edited and deleted on each side', async (t) => {
+  const task = await create('commented offline')
+  const c1 = await owner('POST', `${DW}/tasks/${task.id}/comments`, { idempotency_key: randomUUID(), body: 'written offline' })
+  t.equal(c1.status, 201, JSON.stringify(c1.body))
+  t.equal(c1.headers['x-lookout-sync'], undefined, 'a comment is no longer marked local')
+  const gone = (await owner('POST', `${DW}/tasks/${task.id}/comments`, { idempotency_key: randomUUID(), body: 'deleted before any round' })).body
+  t.equal((await owner('DELETE', `${DW}/tasks/${task.id}/comments/${gone.id}`, { revision: gone.revision })).status, 200)
+  t.equal((await sync()).state, 'connected')
+  const canonical = (await desktopTasks(desk)).find((x) => x.title === 'commented offline').id
+  t.not(canonical, task.id, 'the task took its canonical id')
+  const there = await cloudComments(canonical)
+  t.same(there.map((c: any) => c.body), ['written offline'], 'once on the cloud, on the canonical task; the one deleted offline never left')
+  const here = await deskComments(canonical)
+  t.same(here.map((c: any) => c.id), [there[0].id], 'the desktop\'s comment took the canonical id')
+  // The old comment id (path) still resolves: an edit by it.
+  const e1 = await owner('PATCH', `${DW}/tasks/${task.id}/comments/${c1.body.id}`, { revision: here[0].revision, body: 'edited here' })
+  t.equal(e1.status, 200, JSON.stringify(e1.body))
   await sync()
-  const task = await local(before.id)
-  t.not(task.id, before.id, 'the task took its canonical id')
-  // The portal-shaped route (the tool server's) accepts the provisional id too.
-  const direct = await owner('POST', `/v1/workspaces/${desk.workspaceId}/tasks/${before.id}/comments`, { idempotency_key: randomUUID(), body: 'by the old id' })
-  t.equal(direct.status, 201, JSON.stringify(direct.body))
-  t.equal(direct.headers['x-lookout-sync'], 'local', 'the answer says the comment stays local')
+  const r1 = (await cloudComments(canonical))[0]
+  t.equal(r1.body, 'edited here', 'the desktop\'s edit reached the cloud')
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${canonical}/comments/${r1.id}`, { revision: r1.revision, body: 'edited there' })).status, 200)
+  const fromCloud = await cloud.req('POST', `${CW}/tasks/${canonical}/comments`, { idempotency_key: randomUUID(), body: 'written on the cloud' })
+  t.equal(fromCloud.status, 201)
+  await sync()
+  t.same((await deskComments(canonical)).map((c: any) => [c.id, c.body]), [[r1.id, 'edited there'], [fromCloud.body.id, 'written on the cloud']], 'the cloud\'s edit and comment came back')
+  // Deleted on each side.
+  const mine = (await deskComments(canonical))[0]
+  t.equal((await owner('DELETE', `${DW}/tasks/${canonical}/comments/${mine.id}`, { revision: mine.revision })).status, 200)
+  const theirs = (await cloudComments(canonical)).find((c: any) => c.id === fromCloud.body.id)
+  t.equal((await cloud.req('DELETE', `${CW}/tasks/${canonical}/comments/${theirs.id}`, { revision: theirs.revision })).status, 200)
+  await sync()
+  t.same((await cloudComments(canonical)).map((c: any) => c.id), [], 'nothing live on the cloud')
+  t.same((await cloudComments(canonical, true)).map((c: any) => c.id).sort(), [mine.id, theirs.id].sort(), 'both deleted there')
+  t.same((await deskComments(canonical)).map((c: any) => c.id), [], 'nothing live on the desktop')
+  t.ok((await deskComments(canonical, true)).some((c: any) => c.id === theirs.id), 'the cloud\'s deletion reached the desktop')
+  await settled(t)
+})
+
+t.test('a comment edited on both sides is a conflict; retry sends the desktop\'s body', async (t) => {
+  const task = (await desktopTasks(desk)).find((x) => x.title === 'commented offline')
+  t.equal((await owner('POST', `${DW}/tasks/${task.id}/comments`, { idempotency_key: randomUUID(), body: 'first' })).status, 201)
+  await sync()
+  const c = (await deskComments(task.id)).find((x: any) => x.body === 'first')
+  t.equal((await owner('PATCH', `${DW}/tasks/${task.id}/comments/${c.id}`, { revision: c.revision, body: 'desktop body' })).status, 200)
+  const r = (await cloudComments(task.id)).find((x: any) => x.id === c.id)
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${task.id}/comments/${c.id}`, { revision: r.revision, body: 'cloud body' })).status, 200)
+  await sync()
+  const list = (await owner('GET', '/v1/portal/conflicts')).body.items
+  t.equal(list.length, 1, JSON.stringify(list))
+  t.match(list[0], { item_type: 'comment', record_id: c.id, number: task.number, payload: { body: 'desktop body' } }, 'listed with its task and the field')
+  t.equal((await deskComments(task.id)).find((x: any) => x.id === c.id).body, 'cloud body', 'the desktop shows the portal\'s body meanwhile')
+  const shown = await cli(desk.env, ['portal', 'conflicts'])
+  t.match(shown.stdout, new RegExp(`^${list[0].seq}\\s+comment on task #${task.number} "commented offline"\\n\\s+conflict: body \\(`), 'the CLI names the comment by its task')
+  t.equal((await owner('POST', `/v1/portal/conflicts/${list[0].seq}`, { action: 'retry' })).status, 200)
+  await until('the retried body on both sides', async () => [(await cloudComments(task.id)).find((x: any) => x.id === c.id).body, (await deskComments(task.id)).find((x: any) => x.id === c.id).body],
+    (b) => b[0] === 'desktop body' && b[1] === 'desktop body')
+  await settled(t)
+})
+
+t.test('the tool server\'s comment syncs; a service ticket stays local and says so', async (t) => {
+  const task = (await desktopTasks(desk)).find((x) => x.title === 'commented offline')
   const mcp = await connectMcp(t, desk.env as Record<string, string>)
   t.teardown(() => mcp.client.close())
   const r = await mcp.client.callTool({ name: 'project_comment_create', arguments: { item_id: task.id, body: 'from an agent', idempotency_key: randomUUID() } })
   t.notOk(r.isError, JSON.stringify(r.content))
-  const texts = (r.content as { type: string; text: string }[]).map((c) => c.text)
-  t.same(texts.slice(1), [LOCAL_ONLY_NOTE], 'the tool result says it is kept on this desktop only')
-  const read = await mcp.client.callTool({ name: 'project_get', arguments: { item_id: task.id } })
-  t.equal((read.content as unknown[]).length, 1, 'a read carries no such note')
-  t.same((await owner('GET', '/v1/portal/connection')).body.local_only.includes('comments'), true, 'and the status lists comments as local')
+  t.equal((r.content as unknown[]).length, 1, 'no "kept on this desktop" note')
+  await sync()
+  t.ok((await cloudComments(task.id)).some((c: any) => c.body === 'from an agent'), 'the agent\'s comment reached the cloud')
+  const ticket = await owner('POST', `${DW}/tickets`, { idempotency_key: randomUUID(), subject: 'local ticket', body: 'stays here' })
+  t.equal(ticket.status, 201, JSON.stringify(ticket.body))
+  t.equal(ticket.headers['x-lookout-sync'], 'local', 'a service ticket says it stays local')
+  const service = await owner('POST', `${DW}/services`, { idempotency_key: randomUUID(), name: 'local service' })
+  t.equal(service.status, 201, JSON.stringify(service.body))
+  t.equal(service.headers['x-lookout-sync'], 'local', 'so does a service')
+  const st = (await owner('GET', '/v1/portal/connection')).body
+  t.ok(st.local_only.includes('service tickets'))
+  for (const shared of ['comments', 'deliverables', 'edges']) t.notOk(st.local_only.includes(shared), `${shared} are not listed as local`)
+  t.match(LOCAL_ONLY_NOTE, /service tickets/)
+})
+
+t.test('deliverables and task links sync both ways: made offline, edited on each side, linked and unlinked', async (t) => {
+  const d = await owner('POST', `${DW}/deliverables`, { idempotency_key: randomUUID(), title: 'offline deliverable' })
+  t.equal(d.status, 201, JSON.stringify(d.body))
+  t.equal(d.headers['x-lookout-sync'], undefined, 'a deliverable is no longer marked local')
+  const linked = await owner('POST', `${DW}/tasks`, { idempotency_key: randomUUID(), title: 'linked offline', deliverable: d.body.id })
+  t.equal(linked.status, 201, JSON.stringify(linked.body))
+  t.equal((await sync()).state, 'connected')
+  const there = (await cloud.req('GET', `${CW}/deliverables`)).body.items.filter((x: any) => x.title === 'offline deliverable')
+  t.equal(there.length, 1, 'once on the cloud')
+  const D = there[0].id
+  t.not(D, d.body.id, 'the deliverable took its canonical id')
+  const task = (await desktopTasks(desk)).find((x) => x.title === 'linked offline')
+  t.equal(task.deliverable, D, 'the desktop\'s link follows the canonical id')
+  t.equal((await remote(task.id)).deliverable, D, 'the link reached the cloud')
+  // Edited on each side (the old id still resolves here).
+  const mine = (await owner('GET', `${DW}/deliverables/${d.body.id}`)).body
+  t.equal(mine.id, D)
+  t.equal((await owner('PATCH', `${DW}/deliverables/${d.body.id}`, { revision: mine.revision, title: 'renamed here' })).status, 200)
+  const theirs = (await cloud.req('GET', `${CW}/deliverables/${D}`)).body
+  const due = day(20)
+  t.equal((await cloud.req('PATCH', `${CW}/deliverables/${D}`, { revision: theirs.revision, due_on: due })).status, 200)
+  await sync()
+  const [h, c] = [(await owner('GET', `${DW}/deliverables/${D}`)).body, (await cloud.req('GET', `${CW}/deliverables/${D}`)).body]
+  t.same([h.title, h.due_on, c.title, c.due_on], ['renamed here', due, 'renamed here', due], 'both edits on both sides')
+  // Made and linked on the cloud; unlinked here.
+  const cd = await cloud.req('POST', `${CW}/deliverables`, { idempotency_key: randomUUID(), title: 'cloud deliverable' })
+  const ct = await cloud.req('POST', `${CW}/tasks`, { idempotency_key: randomUUID(), title: 'linked on the cloud', deliverable: cd.body.id })
+  t.equal(ct.status, 201, JSON.stringify(ct.body))
+  await sync()
+  t.equal((await owner('GET', `${DW}/deliverables/${cd.body.id}`)).body.title, 'cloud deliverable', 'the cloud\'s deliverable came')
+  t.equal((await local(ct.body.id)).deliverable, cd.body.id, 'with its task\'s link')
+  const lt = await local(task.id)
+  t.equal((await owner('PATCH', `${DW}/tasks/${task.id}`, { revision: lt.revision, deliverable: null })).status, 200)
+  // Archived on the cloud.
+  const cur = (await cloud.req('GET', `${CW}/deliverables/${cd.body.id}`)).body
+  t.equal((await cloud.req('POST', `${CW}/deliverables/${cd.body.id}/actions`, { revision: cur.revision, action: 'archive' })).status, 200)
+  await sync()
+  t.equal((await remote(task.id)).deliverable, null, 'the unlink reached the cloud')
+  t.equal((await owner('GET', `${DW}/deliverables/${cd.body.id}`)).body.archived, true, 'the cloud\'s archive reached the desktop')
+  await settled(t)
 })
 
 t.test('the CLI says what happened: a failed round exits 1, the status follows the last attempt, no service is one line', async (t) => {

@@ -1,7 +1,8 @@
 // A desktop that already holds the duplicates of a connect-first round (made
 // by versions before issue 32: a second default board "Board" with its
 // statuses and a second type "Task", every round after failing on
-// project_boards_pkey) heals on upgrade: the duplicates fold into the portal's
+// project_boards_pkey) heals on upgrade (a task it agreed before the
+// deliverable link was synced takes the portal's link): the duplicates fold into the portal's
 // board, statuses and type, and the task made on them reaches the cloud once.
 // Then a second desktop of the same portal workspace whose task carries a label
 // archived before its first sync: the task is adopted, not a conflict.
@@ -22,6 +23,8 @@ t.test('a desktop holding a connect-first duplicate board and type heals', async
   const CW = `/v1/workspaces/${cloud.workspaceId}`
   t.equal((await first.owner('POST', '/v1/portal/connection', { url: cloud.url, token: cloud.token })).status, 200)
   t.equal((await first.owner('POST', '/v1/portal/sync')).body.state, 'connected')
+  t.equal((await first.owner('POST', '/v1/projects/items', { idempotency_key: randomUUID(), title: 'synced before the upgrade' })).status, 201)
+  t.equal((await first.owner('POST', '/v1/portal/sync')).body.state, 'connected')
   await first.terminate()
 
   // What an older version's first project request left behind.
@@ -29,6 +32,8 @@ t.test('a desktop holding a connect-first duplicate board and type heals', async
   t.ok(existsSync(dir), 'the desktop\'s PGlite directory')
   const db = await openPglite(dir)
   const ws = first.workspaceId
+  // Agreed before the task <-> deliverable link was a synced field.
+  await db.query(`UPDATE portal_items SET captured = captured - 'deliverable', base = base - 'deliverable'`)
   const dupBoard = randomUUID()
   const dupTodo = randomUUID()
   const dupType = randomUUID()
@@ -68,7 +73,7 @@ t.test('a desktop holding a connect-first duplicate board and type heals', async
   t.equal((await cloud.req('GET', `${CW}/project/taxonomy`)).body.types.length, 1, 'and on the cloud')
   const statuses = (await desk.owner('GET', `/v1/projects/statuses?board_id=${boards[0].id}`)).body.items
   t.same(statuses.map((s: any) => s.name), ['To do', 'In progress', 'Done'], 'the statuses folded by name')
-  const onCloud = await cloudTasks(cloud)
+  const onCloud = (await cloudTasks(cloud)).filter((x) => x.title !== 'synced before the upgrade')
   t.equal(onCloud.length, 1, 'the task reached the cloud once')
   const here = (await desk.owner('GET', `/v1/projects/items/${made.body.id}`)).body
   t.equal(here.id, onCloud[0].id, 'under its canonical id (the old one still resolves)')
@@ -76,7 +81,14 @@ t.test('a desktop holding a connect-first duplicate board and type heals', async
   t.equal(here.type_id, types[0].id)
   t.equal(onCloud[0].status_id, statuses[0].id, 'on the portal\'s own "To do"')
   const byOld = (await desk.owner('GET', `/v1/projects/items?board_id=${dupBoard}`)).body.items
-  t.same(byOld.map((x: any) => x.id), [here.id], 'the old board id still selects its tasks')
+  t.same(byOld.filter((x: any) => x.title !== 'synced before the upgrade').map((x: any) => x.id), [here.id], 'the old board id still selects its tasks')
+  // A task agreed before links were synced: no link sent for it, and the portal's link comes back.
+  t.equal((await desk.owner('GET', '/v1/portal/connection')).body.pending_operations, 0)
+  const old = (await cloudTasks(cloud)).find((x) => x.title === 'synced before the upgrade')
+  const d = await cloud.req('POST', `${CW}/deliverables`, { idempotency_key: randomUUID(), title: 'after the upgrade' })
+  t.equal((await cloud.req('PATCH', `${CW}/tasks/${old.id}`, { revision: old.revision, deliverable: d.body.id })).status, 200)
+  t.equal((await desk.owner('POST', '/v1/portal/sync')).body.state, 'connected')
+  t.equal((await desk.owner('GET', `/v1/projects/items/${old.id}`)).body.deliverable, d.body.id, 'the portal\'s link reached the desktop')
 })
 
 t.test('a task whose label was archived before the first sync is adopted, not a conflict', async (t) => {

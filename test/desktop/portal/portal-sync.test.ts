@@ -1,7 +1,7 @@
 // A desktop service and its portal (a Lookout cloud) in separate processes and
 // data directories: connect with the CLI, sync offline work both ways, canonical
 // ids and portal numbers with old ids still resolving, conflicts by revision,
-// catalogue reviews, portal reads online and offline, owner-only routes.
+// catalogue reviews, edges both ways, portal reads online and offline, owner-only routes.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
@@ -253,6 +253,35 @@ t.test('concurrent catalogue edits need review; the owner decides', async (t) =>
 })
 
 let cloudRid = ''
+t.test('edges sync both ways: made offline between provisional ids, tombstoned on each side', async (t) => {
+  const a = await create('edge from')
+  const b = await create('edge to')
+  const e = await owner('POST', '/v1/projects/edges', { idempotency_key: randomUUID(), from_id: a.id, to_id: b.id, relation: 'blocks' })
+  t.equal(e.status, 201, JSON.stringify(e.body))
+  t.equal(e.headers['x-lookout-sync'], undefined)
+  await sync()
+  const tasks = await desktopTasks(desk)
+  const [ca, cb] = ['edge from', 'edge to'].map((x) => tasks.find((y) => y.title === x).id)
+  const there = (await cloud.req('GET', `/v1/projects/edges?item_id=${ca}`)).body.items
+  t.same(there.map((x: any) => [x.from_id, x.to_id, x.relation]), [[ca, cb, 'blocks']], 'on the cloud between the canonical ids')
+  const here = (await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items
+  t.same(here.map((x: any) => x.id), [there[0].id], 'the edge took the canonical id')
+  // The cloud's edge comes here; each side tombstones one.
+  const made = await cloud.req('POST', '/v1/projects/edges', { idempotency_key: randomUUID(), from_id: cb, to_id: ca, relation: 'relates_to' })
+  t.equal(made.status, 201, JSON.stringify(made.body))
+  await sync()
+  t.ok((await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items.some((x: any) => x.id === made.body.id), 'the cloud\'s edge came back')
+  t.equal((await owner('DELETE', `/v1/projects/edges/${e.body.id}`, { idempotency_key: randomUUID(), revision: here[0].revision })).status, 200, 'tombstoned here by its old id')
+  t.equal((await cloud.req('DELETE', `/v1/projects/edges/${made.body.id}`, { idempotency_key: randomUUID(), revision: made.body.revision })).status, 200)
+  await sync()
+  t.same((await cloud.req('GET', `/v1/projects/edges?item_id=${ca}`)).body.items, [], 'no live edge on the cloud')
+  t.same((await owner('GET', `/v1/projects/edges?item_id=${ca}`)).body.items, [], 'no live edge on the desktop')
+  t.equal((await owner('GET', `/v1/projects/edges?item_id=${ca}&deleted=true`)).body.items.length, 2, 'both tombstones here')
+  const s = await status()
+  t.equal(s.conflicts, 0)
+  t.equal(s.pending_operations, 0)
+})
+
 t.test('portal notifications: scopes required, first import silent, source labelled, opening marks read', async (t) => {
   const rid = (await owner('GET', `/v1/workspaces/${desk.workspaceId}/resources?external_id=web-1`)).body.items[0].id
   const cr = await cloud.req('POST', `${CW}/resources`, { external_id: 'web-1', name: 'web 1', kind: 'server' })
