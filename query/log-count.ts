@@ -27,12 +27,17 @@ export const COUNT_SAMPLES = 5
 export async function countMatchingLines(
   store: LogStore, workspaceId: string, resourceId: string, filters: CountFilters, startMs: number, endMs: number, timeoutMs: number,
 ): Promise<CountedLines> {
+  return countFiltered(store, countFilter(workspaceId, resourceId, filters, startMs, endMs), timeoutMs)
+}
+
+/** The search filter of one check's count over [startMs, endMs); throws when the filters are invalid. */
+export function countFilter(workspaceId: string, resourceId: string, filters: CountFilters, startMs: number, endMs: number): LogFilter {
   const parsed = parseFilter({
     workspaceId, resourceIds: [resourceId], start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString(),
     severity: filters.severity, text: filters.q, traceId: filters.trace_id,
   }, { start: 'start', end: 'end', severity: 'severity', text: 'q', traceId: 'trace_id' })
   if (!parsed.ok) throw new Error(`invalid log query: ${parsed.problems.map((p) => `${p.param}: ${p.msg}`).join('; ')}`)
-  return countFiltered(store, parsed.filter, timeoutMs)
+  return parsed.filter
 }
 
 export async function countFiltered(store: LogStore, f: LogFilter, timeoutMs: number): Promise<CountedLines> {

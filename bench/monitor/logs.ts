@@ -112,7 +112,7 @@ try {
       const c = (configs[i % configs.length] as CheckConfig).stored as { query: Record<string, string> }
       const now = Date.now()
       const t = performance.now()
-      const p = src.count({ workspaceId, resourceId: resources[i % resources.length] as string, query: c.query, startMs: now - 300_000, endMs: now, timeoutMs: 10_000 })
+      const p = src.count({ workspaceId, resourceId: resources[i % resources.length] as string, query: c.query, startMs: now - 300_000, endMs: now, timeoutMs: 10_000, samples: true })
         .then(() => void raw.push(performance.now() - t))
       inflight.add(p)
       void p.finally(() => inflight.delete(p))
