@@ -2,18 +2,19 @@
 // the query stage (the search's filters and indexes), and the loader's backlog
 // from the broker. A backlog reading is used only by evaluations that began
 // before it was asked for, so a line accepted just before a window's end is
-// never missed by a reading taken earlier. Counts without sample lines are
-// collected for BATCH_WINDOW_MS (or BATCH_MAX of them) and answered by one
-// statement (query/log-count-batch.ts); while one runs, the next batch
-// collects, so a loaded store gets fewer, larger statements.
+// never missed by a reading taken earlier. Counts are collected for
+// BATCH_WINDOW_MS (or BATCH_MAX of them) and answered by one statement
+// (query/log-count-batch.ts); while one runs, the next batch collects, so a
+// loaded store gets fewer, larger statements.
 import type { Broker, LogStore } from '../../ingest/index.ts'
-import { countBatch, countFilter, countMatchingLines } from '../../query/index.ts'
+import { countBatch, countFilter } from '../../query/index.ts'
 import type { LogCount, LogCountRequest, LogSource } from '../../monitor/index.ts'
 
 type Filter = ReturnType<typeof countFilter>
 
 interface Waiting {
   filter: Filter
+  samples: boolean
   timeoutMs: number
   resolve: (c: LogCount) => void
   reject: (err: unknown) => void
@@ -39,7 +40,6 @@ export class StoreLogSource implements LogSource {
   }
 
   count(req: LogCountRequest): Promise<LogCount> {
-    if (req.samples) return countMatchingLines(this.#store, req.workspaceId, req.resourceId, req.query, req.startMs, req.endMs, req.timeoutMs)
     let filter: Filter
     try {
       filter = countFilter(req.workspaceId, req.resourceId, req.query, req.startMs, req.endMs)
@@ -47,7 +47,7 @@ export class StoreLogSource implements LogSource {
       return Promise.reject(err)
     }
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ filter, timeoutMs: req.timeoutMs, resolve, reject })
+      this.#waiting.push({ filter, samples: req.samples, timeoutMs: req.timeoutMs, resolve, reject })
       if (this.#waiting.length >= BATCH_MAX) this.#flush()
       else this.#timer ??= setTimeout(() => {
         this.#timer = null
@@ -66,8 +66,8 @@ export class StoreLogSource implements LogSource {
     this.#running++
     let timeoutMs = 0
     for (const w of batch) timeoutMs = Math.max(timeoutMs, w.timeoutMs)
-    countBatch(this.#store, batch.map((w) => w.filter), timeoutMs).then(
-      (counts) => { for (let i = 0; i < batch.length; i++) (batch[i] as Waiting).resolve({ count: counts[i] as number, samples: [] }) },
+    countBatch(this.#store, batch, timeoutMs).then(
+      (counts) => { for (let i = 0; i < batch.length; i++) (batch[i] as Waiting).resolve(counts[i] as LogCount) },
       // A failed statement fails every count in it: each of those checks is unknown, never up.
       (err: unknown) => { for (const w of batch) w.reject(err) },
     ).finally(() => {

@@ -28,7 +28,7 @@ export interface LogCountRequest {
   startMs: number
   endMs: number
   timeoutMs: number
-  /** Whether the five newest matching lines are wanted; without them the source may answer many counts in one statement. */
+  /** Whether the five newest matching lines are wanted (they cost an aggregate over the matching rows: asked for only while they matter). */
   samples: boolean
 }
 
