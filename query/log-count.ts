@@ -27,12 +27,17 @@ export const COUNT_SAMPLES = 5
 export async function countMatchingLines(
   store: LogStore, workspaceId: string, resourceId: string, filters: CountFilters, startMs: number, endMs: number, timeoutMs: number,
 ): Promise<CountedLines> {
+  return countFiltered(store, countFilter(workspaceId, resourceId, filters, startMs, endMs), timeoutMs)
+}
+
+/** The search filter of one check's count over [startMs, endMs); throws when the filters are invalid. */
+export function countFilter(workspaceId: string, resourceId: string, filters: CountFilters, startMs: number, endMs: number): LogFilter {
   const parsed = parseFilter({
     workspaceId, resourceIds: [resourceId], start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString(),
     severity: filters.severity, text: filters.q, traceId: filters.trace_id,
   }, { start: 'start', end: 'end', severity: 'severity', text: 'q', traceId: 'trace_id' })
   if (!parsed.ok) throw new Error(`invalid log query: ${parsed.problems.map((p) => `${p.param}: ${p.msg}`).join('; ')}`)
-  return countFiltered(store, parsed.filter, timeoutMs)
+  return parsed.filter
 }
 
 export async function countFiltered(store: LogStore, f: LogFilter, timeoutMs: number): Promise<CountedLines> {
@@ -43,15 +48,18 @@ export async function countFiltered(store: LogStore, f: LogFilter, timeoutMs: nu
   // (bench/monitor/README.md "Log checks": 33 -> 24 ms CPU per count).
   const seconds = Math.max(1, Math.ceil(timeoutMs / 1000))
   const settings = [`max_execution_time = ${seconds}`, 'max_threads = 1', ...(indexBacked(f) ? ['use_skip_indexes_on_data_read = 0'] : [])]
-  // groupArraySorted keeps only the five smallest keys while it counts: the negated time makes them the newest.
-  const sql = `SELECT count() AS n,
-      groupArraySorted(${COUNT_SAMPLES})((-toUnixTimestamp64Nano(timestamp), severity_number, substring(message, 1, 1000))) AS top
+  const sql = `SELECT count() AS n, groupArraySorted(${COUNT_SAMPLES})(${SAMPLE_TUPLE}) AS top
     FROM ${store.database}.logs WHERE ${where.join(' AND ')} SETTINGS ${settings.join(', ')}`
-  const r = await store.query<{ n: string | number; top: [string | number, number, string][] }>(sql, params)
+  const r = await store.query<{ n: string | number; top: SampleTuple[] }>(sql, params)
   const row = r.rows[0]
   if (row === undefined) return { count: 0, samples: [] }
-  return {
-    count: Number(row.n),
-    samples: row.top.map(([negNs, sev, message]) => ({ time: formatNs(-BigInt(negNs)), severity: severityNameOf(Number(sev)), message })),
-  }
+  return { count: Number(row.n), samples: samplesOf(row.top) }
+}
+
+// groupArraySorted keeps only the five smallest keys while it counts: the negated time makes them the newest.
+export const SAMPLE_TUPLE = '(-toUnixTimestamp64Nano(timestamp), severity_number, substring(message, 1, 1000))'
+export type SampleTuple = [string | number, number, string]
+
+export function samplesOf(top: readonly SampleTuple[]): CountedLines['samples'] {
+  return top.map(([negNs, sev, message]) => ({ time: formatNs(-BigInt(negNs)), severity: severityNameOf(Number(sev)), message }))
 }

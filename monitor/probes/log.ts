@@ -28,6 +28,8 @@ export interface LogCountRequest {
   startMs: number
   endMs: number
   timeoutMs: number
+  /** Whether the five newest matching lines are wanted (they cost an aggregate over the matching rows: asked for only while they matter). */
+  samples: boolean
 }
 
 /** The monitor role's access to the log store (deploy wires it to query/ and the broker). */
@@ -75,8 +77,16 @@ function describeQuery(q: LogQuery): string {
   return parts.length === 0 ? 'any line' : parts.join(', ')
 }
 
+/**
+ * Up observations in a row after which a check's next count leaves out the sample lines: the
+ * two observations that recover an incident (and its recovery notice) still quote the lines.
+ */
+const QUIET_AFTER_UPS = 2
+
 export class LogRunner implements Runner {
   readonly #source: LogSource | null
+  /** Each check's up observations in a row in this process (absent: none yet, so samples are read). */
+  readonly #ups = new Map<string, number>()
 
   constructor(source: LogSource | null) {
     this.#source = source
@@ -95,15 +105,25 @@ export class LogRunner implements Runner {
       // Lines received before the window's end and not stored yet would be missing from the count.
       pending = await source.oldestPending()
       if (pending !== null && pending < endMs) {
+        this.#ups.delete(target.checkId)
         return outcome('unknown', PROBE_REASONS.logLagging,
           `the loader's backlog starts at ${new Date(pending).toISOString()}, before the window's end (${new Date(endMs).toISOString()}): lines may not be stored yet`)
       }
-      result = await source.count({ workspaceId: target.resource.workspaceId, resourceId: target.resource.resourceId, query: c.query, startMs, endMs, timeoutMs: target.timeoutMs })
+      const req: LogCountRequest = {
+        workspaceId: target.resource.workspaceId, resourceId: target.resource.resourceId, query: c.query, startMs, endMs, timeoutMs: target.timeoutMs,
+        samples: (this.#ups.get(target.checkId) ?? 0) < QUIET_AFTER_UPS,
+      }
+      result = await source.count(req)
+      // A steady check counted without lines that now crosses: count again with them (the incident quotes them).
+      if (!req.samples && this.#crossed(c, result.count)) result = await source.count({ ...req, samples: true })
     } catch (err) {
+      this.#ups.delete(target.checkId)
       return outcome('unknown', PROBE_REASONS.logUnavailable, `the log store cannot answer: ${clip(String((err as Error)?.message ?? err), 300)}`)
     }
     const latency = performance.now() - started
-    const crossed = c.comparison === 'above' ? result.count > c.threshold : result.count < c.threshold
+    const crossed = this.#crossed(c, result.count)
+    if (crossed) this.#ups.delete(target.checkId)
+    else this.#ups.set(target.checkId, Math.min(QUIET_AFTER_UPS, (this.#ups.get(target.checkId) ?? 0) + 1))
     const samples = result.samples.slice(0, 5).map((s) => ({ time: s.time, severity: s.severity, message: clip(s.message, SAMPLE_MESSAGE_CHARS) }))
     const evidence: LogEvidence = {
       query: c.query, comparison: c.comparison, threshold: c.threshold, window_seconds: c.window_seconds, count: result.count,
@@ -115,5 +135,9 @@ export class LogRunner implements Runner {
       `(${evidence.window_start} to ${evidence.window_end}), ${side} the threshold of ${c.threshold}`
     if (samples.length > 0) reason += `; newest: ${samples.map((s) => `[${s.time} ${s.severity || '-'}] ${clip(s.message, 120)}`).join(' | ')}`
     return outcome(crossed ? 'down' : 'up', crossed ? PROBE_REASONS.logThreshold : PROBE_REASONS.ok, reason, latency, { log: evidence })
+  }
+
+  #crossed(c: LogConfig, count: number): boolean {
+    return c.comparison === 'above' ? count > c.threshold : count < c.threshold
   }
 }
