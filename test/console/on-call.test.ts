@@ -6,17 +6,13 @@
 // check form's fields and errors, and a heartbeat check's push URL and token.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { startTestLookout } from '../helpers/lookout.ts'
 import { closedPort, startHttpReceiver, waitFor } from '../alerting/alerts/receivers.ts'
-import { tcpCheck, verifiedWebhook } from '../helpers/on-call.ts'
+import { tcpCheck, verifiedWebhook, startOnCallLookout } from '../helpers/on-call.ts'
 import { startHttps } from '../helpers/servers.ts'
 import { axeViolations, launch, shot, watchedPage, type Watched } from './browser.ts'
 
 const http = await startHttpReceiver()
-const lk = await startTestLookout({
-  env: { LOOKOUT_ALLOW_PRIVATE_DESTINATIONS: '1' },
-  deliveries: { alertRetry: { retries: 0, minTimeoutMs: 50, maxTimeoutMs: 50 }, onToast: () => undefined },
-})
+const lk = await startOnCallLookout()
 const browser = await launch()
 t.teardown(async () => {
   await browser.close()

@@ -2,8 +2,16 @@
 // resource (its verification code read from the local receiver), and a tcp
 // check probing every second.
 import { randomUUID } from 'node:crypto'
-import type { TestLookout } from './lookout.ts'
+import { startTestLookout, type TestLookout } from './lookout.ts'
 import { waitFor, type HttpReceiver } from '../alerting/alerts/receivers.ts'
+
+/** A Lookout for the on-call tests: private (loopback) destinations allowed, each alert delivery tried once, toasts dropped. */
+export function startOnCallLookout(env: Record<string, string> = {}): Promise<TestLookout> {
+  return startTestLookout({
+    env: { LOOKOUT_ALLOW_PRIVATE_DESTINATIONS: '1', ...env },
+    deliveries: { alertRetry: { retries: 0, minTimeoutMs: 50, maxTimeoutMs: 50 }, onToast: () => undefined },
+  })
+}
 
 const op = (operation: string, values: Record<string, unknown>) => ({ operation, values: { operation_id: randomUUID(), ...values } })
 

@@ -6,15 +6,11 @@
 import t from 'tap'
 import { LOG_QUERY_FILTERS } from '../../monitor/internal.ts'
 import { CLOUD_TAIL_QUERY } from '../../query/index.ts'
-import { startTestLookout } from '../helpers/lookout.ts'
 import { startHttpReceiver, waitFor } from '../alerting/alerts/receivers.ts'
-import { verifiedWebhook } from '../helpers/on-call.ts'
+import { verifiedWebhook, startOnCallLookout } from '../helpers/on-call.ts'
 
 const http = await startHttpReceiver()
-const lk = await startTestLookout({
-  env: { LOOKOUT_ALLOW_PRIVATE_DESTINATIONS: '1', LOOKOUT_PUBLIC_URL: 'https://lookout.example.test/' },
-  deliveries: { alertRetry: { retries: 0, minTimeoutMs: 50, maxTimeoutMs: 50 }, onToast: () => undefined },
-})
+const lk = await startOnCallLookout({ LOOKOUT_PUBLIC_URL: 'https://lookout.example.test/' })
 t.teardown(async () => {
   await lk.stop()
   await http.close()

@@ -5,15 +5,11 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
-import { startTestLookout } from '../helpers/lookout.ts'
 import { closedPort, startHttpReceiver, waitFor } from '../alerting/alerts/receivers.ts'
-import { tcpCheck, verifiedWebhook } from '../helpers/on-call.ts'
+import { tcpCheck, verifiedWebhook, startOnCallLookout } from '../helpers/on-call.ts'
 
 const http = await startHttpReceiver()
-const lk = await startTestLookout({
-  env: { LOOKOUT_ALLOW_PRIVATE_DESTINATIONS: '1' },
-  deliveries: { alertRetry: { retries: 0, minTimeoutMs: 50, maxTimeoutMs: 50 }, onToast: () => undefined },
-})
+const lk = await startOnCallLookout()
 t.teardown(async () => {
   await lk.stop()
   await http.close()

@@ -5,16 +5,12 @@
 // get a human page.
 import t from 'tap'
 import { createServer } from 'node:net'
-import { startTestLookout } from '../../helpers/lookout.ts'
-import { tcpCheck, verifiedDestination, verifiedWebhook } from '../../helpers/on-call.ts'
+import { tcpCheck, verifiedDestination, verifiedWebhook, startOnCallLookout } from '../../helpers/on-call.ts'
 import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor } from './receivers.ts'
 
 const http = await startHttpReceiver()
 const smtp = await startSmtpReceiver()
-const lk = await startTestLookout({
-  env: { LOOKOUT_ALLOW_PRIVATE_DESTINATIONS: '1', LOOKOUT_SMTP_URL: smtp.url, LOOKOUT_PUBLIC_URL: 'https://lookout.example.test' },
-  deliveries: { alertRetry: { retries: 0, minTimeoutMs: 50, maxTimeoutMs: 50 }, onToast: () => undefined },
-})
+const lk = await startOnCallLookout({ LOOKOUT_SMTP_URL: smtp.url, LOOKOUT_PUBLIC_URL: 'https://lookout.example.test' })
 t.teardown(async () => {
   await lk.stop()
   await http.close()
