@@ -4,7 +4,7 @@
 export * from './index.ts'
 export type { MonitorOptions, PhaseHook } from './scheduler.ts'
 export { ManualClock } from './clock.ts'
-export { ALL_KINDS } from './kinds.ts'
+export { ALL_KINDS, KIND_SPECS } from './kinds.ts'
 export { HttpsRunner } from './probes/https.ts'
 export { TcpRunner } from './probes/tcp.ts'
 export { IcmpRunner } from './probes/icmp.ts'

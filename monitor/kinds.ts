@@ -42,6 +42,12 @@ export interface KindSpec {
   locations: readonly Location[]
   /** Why another location is refused (location heartbeat has its own message). */
   refusal: string
+  /**
+   * What a check's phase is a hash of: its own id (checks spread over the interval), or its
+   * resource's id (the kind's checks of one resource are due together, as a Prometheus or Loki
+   * rule group is evaluated together, so work that batches per resource gets whole batches).
+   */
+  phaseBy?: 'check' | 'resource'
 }
 
 const ANYWHERE: readonly Location[] = ['public', 'neura', 'collector']
@@ -57,8 +63,13 @@ export const KIND_SPECS: Readonly<Record<Kind, KindSpec>> = {
   redis: PROBE(64),
   mongodb: PROBE(32),
   heartbeat: { concurrency: 64, locations: ['heartbeat'], refusal: 'a heartbeat check has location heartbeat' },
-  // Count queries on the log store: a few at a time keep it free for searches and ingest.
-  log: { concurrency: 8, locations: ['public', 'neura'], refusal: 'a log check reads this service\'s log store: a collector cannot run it (use public)' },
+  // Count queries on the log store: a resource's checks are due together and StoreLogSource
+  // (deploy/roles/log-source.ts) counts them in one statement over that resource's rows, one
+  // statement at a time, so the store sees one statement however many evaluations wait.
+  log: {
+    concurrency: 200, phaseBy: 'resource', locations: ['public', 'neura'],
+    refusal: 'a log check reads this service\'s log store: a collector cannot run it (use public)',
+  },
 }
 
 /** Default concurrent probes per kind in one process. */

@@ -6,7 +6,7 @@ import type { CredentialRef } from './credentials.ts'
 import { staleAfterMs } from './config.ts'
 import type { Dispatcher } from './dispatch.ts'
 import { Entry, nextDue, phaseOf, stateOf } from './entry.ts'
-import { SERVED_LOCATIONS } from './kinds.ts'
+import { KIND_SPECS, SERVED_LOCATIONS } from './kinds.ts'
 import { ms, type CheckRow } from './rows.ts'
 import type { PendingResult } from './writer.ts'
 
@@ -76,7 +76,7 @@ export class CheckTable {
     }
     e.enabled = row.enabled
     e.maintenanceUntil = ms(row.maintenance_until)
-    e.phase = phaseOf(row.id, row.interval_ms)
+    e.phase = phaseOf(KIND_SPECS[row.kind].phaseBy === 'resource' ? row.resource_id : row.id, row.interval_ms)
     e.staleAfterMs = staleAfterMs(row.interval_ms, row.timeout_ms, row.grace_ms)
     e.missingCounts = row.kind === 'heartbeat' && row.configuration.missing === 'unhealthy'
     if (newRevision) e.state = stateOf(row)

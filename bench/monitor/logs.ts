@@ -44,6 +44,8 @@ const configs: CheckConfig[] = QUERIES.map((query, i) => {
 /** Times every count (the evaluation's store work) while passing it on. */
 class TimedSource implements LogSource {
   readonly durations: number[] = []
+  /** Why counts failed (each check in a failed statement is unknown), by message. */
+  readonly failures = new Map<string, number>()
   readonly #inner: LogSource
   constructor(inner: LogSource) {
     this.#inner = inner
@@ -52,6 +54,10 @@ class TimedSource implements LogSource {
     const t0 = performance.now()
     try {
       return await this.#inner.count(req)
+    } catch (err) {
+      const m = String((err as Error)?.message ?? err).slice(0, 200)
+      this.failures.set(m, (this.failures.get(m) ?? 0) + 1)
+      throw err
     } finally {
       this.durations.push(performance.now() - t0)
     }
@@ -136,6 +142,7 @@ log checks: ${CHECKS} at ${INTERVAL_S} s over ${LINES.toLocaleString('en')} line
   CPU (all threads)      ${f((all / wall) * 100)}% of one core; main thread ${f((main / wall) * 100)}% (scheduler, PGlite, result writes); other threads ${f(((all - main) / wall) * 100)}% (mostly the engine's query threads)
   CPU per evaluation     ${f(perEval, 2)} ms (${f(((all - main) * 1000) / Math.max(1, evals), 2)} ms off the main thread)
   count time ms (batch wait included) p50 ${f(evalT.p50)}  p99 ${f(evalT.p99)}  max ${f(evalT.max)}
+  failed counts (unknown) ${timed.failures.size === 0 ? 'none' : JSON.stringify(Object.fromEntries(timed.failures))}
 raw baseline (the same counts one by one, with their lines, at ${f(rate)}/s for ${RAW_S} s; no scheduler, state or writes)
   ${raw.length} counts; CPU ${f((rall / rwall) * 100)}% of one core (main thread ${f((rmain / rwall) * 100)}%); ${f(perRaw, 2)} ms per count; time p50 ${f(rawT.p50)} p99 ${f(rawT.p99)} ms
   ratio monitor / raw CPU per evaluation ${f(perEval / perRaw, 2)}x`)

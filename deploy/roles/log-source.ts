@@ -3,8 +3,8 @@
 // from the broker. A backlog reading is used only by evaluations that began
 // before it was asked for, so a line accepted just before a window's end is
 // never missed by a reading taken earlier. Counts are collected for
-// BATCH_WINDOW_MS (or BATCH_MAX of them) and answered by one statement
-// (query/log-count-batch.ts); while one runs, the next batch collects, so a
+// BATCH_WINDOW_MS (or BATCH_MAX of them) and answered by one statement per
+// resource (query/log-count-batch.ts); while one runs, the next batch collects, so a
 // loaded store gets fewer, larger statements.
 import type { Broker, LogStore } from '../../ingest/index.ts'
 import { countBatch, countFilter } from '../../query/index.ts'
@@ -20,9 +20,9 @@ interface Waiting {
   reject: (err: unknown) => void
 }
 
-// A quarter second: at 1,000 checks a minute that is about four counts a statement (a statement
-// of 5-10 costs a count about half the CPU of one alone; bench/monitor/README.md "Log checks"),
-// and a window's end is fixed when the evaluation starts, so waiting changes no count.
+// A quarter second gathers a resource's checks, which are due at one instant (monitor/kinds.ts
+// phaseBy), into one statement, and a window's end is fixed when the evaluation starts, so
+// waiting changes no count.
 export const BATCH_WINDOW_MS = 250
 /** Bounds a statement's text (a check's conditions are under a kilobyte) and the work one failure turns unknown. */
 export const BATCH_MAX = 200

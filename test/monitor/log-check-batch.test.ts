@@ -73,7 +73,7 @@ for (const [ws, rid] of [[WS, A], [WS, B], [WS2, A]] as const) {
   }
 }
 
-t.test('counts due together: one statement, each count and its lines equal to its own query', async (t) => {
+t.test('counts due together: one statement per resource, each count and its lines equal to its own query', async (t) => {
   const one: { count: number; samples: unknown[] }[] = []
   for (const r of reqs) one.push(await countMatchingLines(store, r.workspaceId, r.resourceId, r.query, r.startMs, r.endMs, r.timeoutMs))
   t.ok(one.some((n) => n.count > 5) && one.some((n) => n.count === 0), 'the data gives both empty and larger counts')
@@ -81,14 +81,32 @@ t.test('counts due together: one statement, each count and its lines equal to it
   const src = new StoreLogSource(s, null)
   // Half with their lines, half without, in one batch.
   const batched = await Promise.all(reqs.slice(0, 150).map((r, i) => src.count({ ...r, samples: i % 2 === 0 })))
-  t.equal(s.statements, 1, `${batched.length} counts in one statement`)
+  // 64 counts on each of (WS, A), (WS, B), (WS2, A): 150 of them span the three.
+  t.equal(s.statements, 3, `${batched.length} counts over three resources in three statements`)
   t.same(batched.map((c) => c.count), one.slice(0, 150).map((c) => c.count))
   t.same(batched.map((c, i) => (i % 2 === 0 ? c.samples : null)), one.slice(0, 150).map((c, i) => (i % 2 === 0 ? c.samples : null)), 'the same lines, newest first')
   t.ok(batched.every((c, i) => i % 2 === 0 || c.samples.length === 0), 'no lines where none were asked for')
-  // Past the batch bound (200): two statements, still the same counts.
+  // Past the batch bound (200): two batches of three resources each, still the same counts.
   const twice = await Promise.all([...reqs, ...reqs].map((r) => src.count(r)))
   t.same(twice.map((c) => c.count), [...one, ...one].map((c) => c.count))
-  t.equal(s.statements, 3)
+  t.equal(s.statements, 9)
+})
+
+t.test('a batch longer than the engine takes in one statement is cut into several, each count still its own', async (t) => {
+  // 200 text queries with a level and their lines: over 256 KiB of SQL in one statement (max_query_size).
+  const long = Array.from({ length: 200 }, (_, i): LogCountRequest => ({
+    workspaceId: WS, resourceId: A, query: { q: 'payment declined "for order" -retrying', severity: 'ERROR' },
+    startMs: NOW - (60 + i) * 1000, endMs: NOW + 1, timeoutMs: 5000, samples: true,
+  }))
+  const one: { count: number; samples: unknown[] }[] = []
+  for (const r of long.slice(0, 4)) one.push(await countMatchingLines(store, r.workspaceId, r.resourceId, r.query, r.startMs, r.endMs, r.timeoutMs))
+  t.ok(one.every((c) => c.count === 1), 'each finds its line')
+  const s = counting(store)
+  const src = new StoreLogSource(s, null)
+  const all = await Promise.allSettled(long.map((r) => src.count(r)))
+  t.same(all.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason).slice(0, 120)), [], 'no count failed')
+  t.ok(s.statements >= 2 && s.statements <= 4, `${s.statements} statements for 200 long counts`)
+  t.same(all.slice(0, 4).map((r) => (r as PromiseFulfilledResult<{ count: number; samples: unknown[] }>).value), one, 'the same counts and lines as one by one')
 })
 
 t.test('an invalid filter fails only its own count', async (t) => {

@@ -3,7 +3,7 @@
 // same millisecond timestamp there) still spread evenly over the interval.
 import t from 'tap'
 import { randomFillSync, randomUUID } from 'node:crypto'
-import { phaseOf } from '../../monitor/index.ts'
+import { KIND_SPECS, phaseOf } from '../../monitor/internal.ts'
 import { startTcp } from '../helpers/servers.ts'
 import { harness } from '../helpers/monitor-harness.ts'
 
@@ -46,6 +46,36 @@ t.test('phases are stable, per id and interval, and random ids spread as well', 
   t.ok(phaseOf(id, 1000) < 1000)
   const h = histogram(Array.from({ length: 4_800 }, () => phaseOf(randomUUID(), 60_000)), 60_000, 12)
   t.ok(h.every((n) => n >= 300 && n <= 500), `version 4 ids spread too (${h.join(', ')})`)
+})
+
+t.test('the log checks of one resource are due together; other kinds keep their own phase', async (t) => {
+  t.equal(KIND_SPECS.log.phaseBy, 'resource')
+  t.equal(KIND_SPECS.tcp.phaseBy, undefined, 'probes of other kinds stay spread by their own id')
+  const h = await harness()
+  t.teardown(() => h.close())
+  const rids = [await h.resource(), await h.resource(), await h.resource()]
+  const made = h.clock.now()
+  for (const rid of rids) {
+    for (let i = 0; i < 4; i++) {
+      await h.check(rid, 'log', { query: { q: `word${i}` }, window_seconds: 60, threshold: 1, comparison: 'above', interval_seconds: 60, timeout_seconds: 2 }, { id: uuidv7(made) })
+    }
+  }
+  // No log store in this monitor: each evaluation is an `unknown` observation, written at its due time.
+  const m = await h.monitor()
+  const start = h.clock.now()
+  await h.advance(60_000, [m], 1_000)
+  const r = await h.db.query<{ resource_id: string; at: Date }>(
+    'SELECT c.resource_id, min(r.observed_at) AS at FROM monitor_results r JOIN monitor_checks c ON c.id = r.check_id WHERE r.observed_at > $1 GROUP BY r.check_id, c.resource_id',
+    [new Date(start).toISOString()])
+  t.equal(r.rows.length, 12, 'every check ran within one interval')
+  const instants = new Map<string, Set<number>>()
+  for (const x of r.rows) {
+    const set = instants.get(x.resource_id) ?? new Set<number>()
+    set.add(Math.floor((new Date(x.at).getTime() - start) / 1000))
+    instants.set(x.resource_id, set)
+  }
+  t.same([...instants.values()].map((set) => set.size), [1, 1, 1], 'the four checks of each resource ran in the same second')
+  t.ok(new Set([...instants.values()].map((set) => [...set][0])).size >= 2, 'the resources are spread over the interval')
 })
 
 t.test('checks created in one burst with UUIDv7 ids are probed spread over their interval', async (t) => {
