@@ -8,7 +8,7 @@ import type { LogStore, QueryParams } from '../ingest/index.ts'
 import { positionOf, toEvent, type EventRow, type LogEvent } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
 import type { LogSearch } from './search.ts'
-import { EVENT_COLUMNS, filterConditions } from './sql.ts'
+import { EVENT_COLUMNS, filterConditions, INDEXED_SETTINGS } from './sql.ts'
 
 /** Lines on either side, at most. */
 export const CONTEXT_MAX = 200
@@ -55,9 +55,11 @@ export async function logContext(store: LogStore, search: LogSearch, r: ContextR
   const base: LogFilter = { workspaceId: r.workspaceId, resourceIds: [r.resourceId], startNs: null, endNs: null, minSeverity: null, text: null, traceId: null }
   const params: QueryParams = { eid: r.eventId }
   // A sender's repeated id is stored once per resource; should two rows share it, the newest is the hit.
+  // The bloom filter on event_id picks the granules up front: 38% less time than while reading
+  // (bench/search README, 2026-11-27 evening).
   const found = await store.query<EventRow>(
     `SELECT ${EVENT_COLUMNS} FROM ${store.database}.logs WHERE ${filterConditions(base, params).join(' AND ')} AND event_id = {eid:String}
-     ORDER BY timestamp DESC LIMIT 1`, params)
+     ORDER BY timestamp DESC LIMIT 1${INDEXED_SETTINGS}`, params)
   const row = found.rows[0]
   if (row === undefined) return null
   const event = toEvent(row)

@@ -47,7 +47,7 @@ export function indexBacked(f: LogFilter): boolean {
 // ClickHouse 26 applies skip indexes while reading by default; for the text and
 // bloom indexes of a search, choosing the granules up front is measured faster
 // (query/README.md: 35-45% less time per rare-term or trace window).
-const INDEXED_SETTINGS = ' SETTINGS use_skip_indexes_on_data_read = 0'
+export const INDEXED_SETTINGS = ' SETTINGS use_skip_indexes_on_data_read = 0'
 
 /** Whether a log attribute filter is led by the attribute-value index (a value with an ASCII word). */
 export function attrIndexed(f: LogFilter): boolean {
