@@ -47,7 +47,7 @@ export function indexBacked(f: LogFilter): boolean {
 // ClickHouse 26 applies skip indexes while reading by default; for the text and
 // bloom indexes of a search, choosing the granules up front is measured faster
 // (query/README.md: 35-45% less time per rare-term or trace window).
-const INDEXED_SETTINGS = ' SETTINGS use_skip_indexes_on_data_read = 0'
+export const INDEXED_SETTINGS = ' SETTINGS use_skip_indexes_on_data_read = 0'
 
 /** Whether a log attribute filter is led by the attribute-value index (a value with an ASCII word). */
 export function attrIndexed(f: LogFilter): boolean {
@@ -161,8 +161,13 @@ export function receivedQuery(database: string, f: LogFilter, sinceNs: bigint, u
   }
 }
 
-/** The newest `limit` rows of one window, in the route's order. */
-export function windowQuery(database: string, f: LogFilter, w: Window, limit: number): BuiltQuery {
+/**
+ * The newest `limit` rows of one window, in the route's order. `upFront`: choose
+ * the granules by the skip indexes before reading (INDEXED_SETTINGS); by default
+ * for a text term or a trace id, and the search asks it for an index-led attribute
+ * filter once a window came back empty (search.ts).
+ */
+export function windowQuery(database: string, f: LogFilter, w: Window, limit: number, upFront = indexBacked(f)): BuiltQuery {
   const params: QueryParams = {}
   const where = filterConditions(f, params)
   if (w.loNs !== null) {
@@ -184,7 +189,7 @@ export function windowQuery(database: string, f: LogFilter, w: Window, limit: nu
   }
   params.limit = limit
   return {
-    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}${indexBacked(f) ? INDEXED_SETTINGS : ''}`,
+    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}${upFront ? INDEXED_SETTINGS : ''}`,
     params,
   }
 }

@@ -12,6 +12,8 @@ import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../.
 import type { QueryParams, QueryResult } from '../../ingest/index.ts'
 import { summarize } from '../lib/stats.ts'
 import { insertSelect, rareLine, traceOf, RARE_EVERY, type Shape } from './generate.ts'
+import { contextBefore } from './baseline.ts'
+import { LogSearch } from '../../query/internal.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000_000)
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 50)
@@ -40,6 +42,14 @@ const metaPath = join(dataDir, 'bench.json')
 const kept = existsSync(metaPath) ? JSON.parse(readFileSync(metaPath, 'utf8')) as Kept : null
 const reuse = kept !== null && kept.rows === ROWS && kept.resources === RESOURCES && kept.days === DAYS
 if (kept !== null && !reuse) throw new Error(`${dataDir} holds another set (${kept.rows} rows, ${kept.resources} resources, ${kept.days} days): use another BENCH_DATA_DIR`)
+// BENCH_CLOCK=set on a kept set: this process's clock (Date.now, which the search's windows
+// read) runs as if the set's newest line were a minute old, as on a fresh set, so the
+// newest-lines shapes start with a full first window instead of an empty one.
+if (reuse && process.env.BENCH_CLOCK === 'set') {
+  const shift = Date.now() - (Number(BigInt(kept.endNs) / 1_000_000n) + 60_000)
+  const realNow = Date.now.bind(Date)
+  Date.now = () => realNow() - shift
+}
 const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0', LOOKOUT_WORKERS: '1', LOOKOUT_RETENTION_DAYS: String(DAYS) })
 const lookout = await startLookout(config, { logger: false, roles: ['api'] })
 const store = lookout.store
@@ -100,7 +110,8 @@ if (reuse) {
   loaded = { wall: Number.NaN, cpu: Number.NaN }
   const ageMin = Number(BigInt(Date.now()) * 1_000_000n - shape.endNs) / 6e10
   out(`  reusing the set in ${dataDir} (newest line ${ageMin.toFixed(0)} min old); ${await tableFacts('logs')}`)
-  if (ageMin > 10) out('  note: past 10 minutes the newest-lines and paging shapes start with an empty 15-minute window: compare them only with a fresh set')
+  if (process.env.BENCH_CLOCK === 'set') out('  BENCH_CLOCK=set: the clock of this process runs as if the newest line were 1 min old')
+  else if (ageMin > 10) out('  note: past 10 minutes the newest-lines and paging shapes start with an empty 15-minute window: compare them only with a fresh set')
 } else {
   out(`generating ${ROWS.toLocaleString('en')} lines over ${RESOURCES} resources and ${DAYS} days into ${db}.logs (text index on lower(message) and on attribute values)...`)
   loaded = await load(`${db}.logs`)
@@ -133,6 +144,14 @@ async function http(path: string): Promise<Hit> {
   const events = body.events?.length ?? body.values?.length ?? (body.before?.length ?? 0) + (body.after?.length ?? 0)
   return { ms: took, rowsRead: Number(res.headers['x-lookout-rows-read'] ?? Number.NaN), events, next: body.next_cursor ?? null, statements }
 }
+/** The statements `fn` runs on the store (a shape's former statements, the raw baseline of a changed shape). */
+async function record(fn: () => Promise<void>): Promise<Hit['statements']> {
+  recording = []
+  await fn()
+  const statements = recording
+  recording = null
+  return statements
+}
 async function raw(statements: Hit['statements']): Promise<number> {
   const t0 = performance.now()
   for (const s of statements) await storeQuery(s.sql, s.params)
@@ -153,7 +172,11 @@ const pick = (i: number) => sample[i % sample.length] as (typeof sample)[number]
 const wide = `/v1/workspaces/${ws}/logs`
 const hourAgo = shape.endNs - 3_600n * 1_000_000_000n
 const range = (from: bigint) => `start=${enc(isoOf(from))}&end=${enc(isoOf(shape.endNs + 1_000_000_000n))}`
-const scenarios: { name: string; path: (i: number) => string; scope: number }[] = [
+const oldSearch = new LogSearch({ store, retentionDays: DAYS })
+const UP_FRONT = ' SETTINGS use_skip_indexes_on_data_read = 0'
+// A shape with `old`: the raw column replays what it ran before issue 34's speed round
+// (baseline.ts), and a second row gives the raw time of the route's own statements.
+const scenarios: { name: string; path: (i: number) => string; scope: number; old?: (i: number, hit: Hit) => Promise<void> }[] = [
   { name: 'newest 100 lines of one resource', path: (i) => `${cloud(i)}?limit=100`, scope: ROWS / RESOURCES },
   { name: 'severity>=ERROR over one day', path: (i) => `${cloud(i)}?severity=ERROR&start=${enc(isoOf(dayAgo))}&end=${enc(isoOf(shape.endNs + 1n))}`, scope: ROWS / RESOURCES / DAYS },
   {
@@ -175,12 +198,25 @@ const scenarios: { name: string; path: (i: number) => string; scope: number }[] 
   },
   // Issue 34.
   { name: 'attr filter (25% of lines), one resource', path: (i) => `${cloud(i)}?limit=100&attr.http.status=500`, scope: ROWS / RESOURCES },
-  { name: 'attr needle (user.id), 7 days, one resource', path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs?limit=100&attr.user.id=${pick(i).user}`, scope: ROWS / RESOURCES },
+  {
+    name: 'attr needle (user.id), 7 days, one resource',
+    path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs?limit=100&attr.user.id=${pick(i).user}`,
+    scope: ROWS / RESOURCES,
+    // Before: the same windows, none choosing its granules up front.
+    old: async (_i, hit) => {
+      for (const st of hit.statements) await store.query(st.sql.replace(UP_FRONT, ''), st.params)
+    },
+  },
   { name: 'resource filter, all resources', path: (i) => `${wide}?limit=100&resource.service.name=svc-${i % RESOURCES}`, scope: ROWS },
   { name: 'resource + attr filter, all resources', path: (i) => `${wide}?limit=100&resource.host.name=host-${i % 10}&attr.http.status=500&severity=ERROR`, scope: ROWS },
   { name: 'all resources, newest 100', path: () => `${wide}?limit=100`, scope: ROWS },
   { name: 'all resources, rare term', path: (i) => `${wide}?limit=100&q=${rareLine(i % rareCount, shape).token}`, scope: ROWS },
-  { name: 'context, 50 before and 50 after', path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs/${pick(i).eid}/context?before=50&after=50`, scope: ROWS / RESOURCES },
+  {
+    name: 'context, 50 before and 50 after',
+    path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs/${pick(i).eid}/context?before=50&after=50`,
+    scope: ROWS / RESOURCES,
+    old: (i) => contextBefore(store, oldSearch, ws, pick(i).rid, pick(i).eid, 50, 50),
+  },
   { name: 'facets attr.http.status, one resource-day', path: (i) => `${cloud(i)}/facets?field=attr.http.status&${range(dayAgo)}`, scope: ROWS / RESOURCES / DAYS },
   { name: 'facets service, all resources, last hour', path: () => `${wide}/facets?field=resource.service.name&${range(hourAgo)}`, scope: ROWS / DAYS / 24 },
 ]
@@ -198,14 +234,25 @@ const report = (name: string, h: number[], r: number[], cold: number[], read: nu
 for (const sc of scenarios.filter((x) => wanted(x.name))) {
   // Pass 1 (cold: the first time each statement runs) records the statements and rows read.
   const first: Hit[] = []
-  for (let i = 0; i < RUNS; i++) first.push(await http(sc.path(i)))
+  const before: Hit['statements'][] = []
+  for (let i = 0; i < RUNS; i++) {
+    first.push(await http(sc.path(i)))
+    if (sc.old !== undefined) before.push(await record(() => (sc.old as (i: number, hit: Hit) => Promise<void>)(i, first[i] as Hit)))
+  }
   const h: number[] = []
   const r: number[] = []
+  const own: number[] = []
   for (let i = 0; i < RUNS; i++) {
-    r.push(await raw((first[i] as Hit).statements))
+    if (sc.old !== undefined) own.push(await raw((first[i] as Hit).statements))
+    r.push(await raw(before[i] ?? (first[i] as Hit).statements))
     h.push((await http(sc.path(i))).ms)
   }
-  report(sc.name, h, r, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, first.map((x) => x.statements.length))
+  const statements = first.map((x) => x.statements.length)
+  if (sc.old === undefined) report(sc.name, h, r, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, statements)
+  else {
+    report(`${sc.name} (raw: before)`, h, r, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, before.map((x) => x.length))
+    report(`${sc.name} (raw: now)`, h, own, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, statements)
+  }
 }
 
 // Paging: PAGES pages deep from the newest, per resource.

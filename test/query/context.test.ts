@@ -1,9 +1,13 @@
 // The lines around a hit (GET …/logs/{event_id}/context) through the real
 // routes: neighbours in time order as the search orders them, the edges of the
 // data (first and last line), paging outward, ties, the same service only,
-// another resource's lines never mixed in, and the limits.
+// another resource's lines never mixed in, and the limits; then the two-statement
+// strategy (the hit, then an hour each side in one UNION ALL) against one ORDER BY,
+// with lines on and around the hour's edges.
 import t from 'tap'
 import { SCOPES } from '../../workspace/index.ts'
+import { LogSearch, logContext } from '../../query/internal.ts'
+import type { LogStore } from '../../ingest/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()
@@ -126,4 +130,40 @@ t.test('limits, unknown events, grants', async (t) => {
   t.ok([...big.body.before, ...big.body.after].every((e: any) => e.resource_id === rid), 'never another resource\'s line')
   const onlyOther = await lk.token_([SCOPES.logsRead], [other])
   t.equal((await lk.req('GET', `/v1/workspaces/${ws}/resources/${rid}/logs/${ids[3]}/context`, undefined, { authorization: `Bearer ${onlyOther}` })).status, 403)
+})
+
+t.test('both sides in one statement: lines on the hour\'s edges, against one ORDER BY', async (t) => {
+  const store = lk.lookout.store
+  const edges = await lk.resource('ctx-edges')
+  const H = 3_600n * S
+  const B = baseNs + 7n * S
+  // On and around the first statement's edges (an hour each side, the newer one exclusive),
+  // ties at the hit's instant, a dense minute, and lines far enough for the follow-ups.
+  const times = [B, B, B, B - H, B - H - 1n, B - H + 1n, B + H, B + H - 1n, B + H + 1n, B - 5n * H, B + 30n * H, B - 40n * H]
+  for (let i = 1n; i <= 6n; i++) times.push(B + i * S, B - i * S)
+  await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message)
+    SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), lower(hex(MD5(concat('edge', toString(x.2))))), 9, '', 'edge line'
+    FROM (SELECT arrayJoin(arrayZip({ts:Array(String)}, range(length({ts:Array(String)})))) AS x)`, { ws, rid: edges, ts: times.map(String) })
+  const truth = (await store.query<{ event_id: string }>(`SELECT event_id FROM ${store.database}.logs WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID} ORDER BY timestamp, event_id`, { ws, rid: edges })).rows.map((x) => x.event_id)
+  t.equal(truth.length, times.length)
+  // Counts the statements of each call (the real store underneath).
+  const statements: string[] = []
+  const counting = new Proxy(store, { get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { statements.push(sql); return o.query(sql, p) } : Reflect.get(o, k)) }) as LogStore
+  const search = new LogSearch({ store: counting })
+  for (let at = 0; at < truth.length; at++) {
+    for (const [before, after] of [[0, 0], [1, 1], [3, 2], [40, 40]] as const) {
+      const c = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[at] as string, before, after, sameService: false })
+      const label = `line ${at}, ${before} before, ${after} after`
+      t.same(c?.before.map((e) => e.event_id), truth.slice(Math.max(0, at - before), at), label)
+      t.same(c?.after.map((e) => e.event_id), truth.slice(at + 1, at + 1 + after), label)
+      t.equal(c?.more_before, at - before > 0, `${label}: more before`)
+      t.equal(c?.more_after, at + 1 + after < truth.length, `${label}: more after`)
+    }
+  }
+  const mid = truth.indexOf((await store.query<{ event_id: string }>(`SELECT event_id FROM ${store.database}.logs WHERE resource_id = {rid:UUID} AND timestamp = fromUnixTimestamp64Nano({b:Int64}) ORDER BY event_id LIMIT 1 OFFSET 1`, { rid: edges, b: B.toString() })).rows[0]?.event_id as string)
+  statements.length = 0
+  const dense = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[mid] as string, before: 4, after: 4, sameService: false })
+  t.equal(dense?.before.length, 4)
+  t.equal(statements.length, 2, 'the hit, then both sides in one statement when the hour holds enough on each side')
+  t.match(statements[0], /event_id = \{eid:String\}[\s\S]*SETTINGS use_skip_indexes_on_data_read = 0/, 'the hit\'s granules are chosen by the bloom filter up front')
 })

@@ -121,3 +121,18 @@ t.test('a trace page through the route: cursors continue it, nothing repeats', a
   }
   t.same(seen, Array.from({ length: 12 }, (_, i) => `step ${i}`))
 })
+
+t.test('an index-led attribute value no window found yet: its next windows choose granules up front', async (t) => {
+  const far = now - 3n * 24n * 60n * MIN - 11n * S
+  await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, attributes)
+    VALUES ({ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), 'ffffffffffffffffffffffffffffff01', 9, '', 'needle line', map('user.id', 'needle-42'))`,
+  { ws, rid, t: far.toString() })
+  const sqls: string[] = []
+  const recording = new Proxy(store, { get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { sqls.push(sql); return o.query(sql, p) } : Reflect.get(o, k)) }) as typeof store
+  const needle = new LogSearch({ store: recording, now: () => now })
+  const page = await needle.page({ filter: { ...base, attrs: [{ scope: 'attr', key: 'user.id', value: 'needle-42', negate: false }] }, limit: 10, after: null, hintNs: null })
+  t.same(page.events.map((e) => e.message), ['needle line'], 'found three days back')
+  const upFront = sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0'))
+  t.ok(upFront.length >= 2, `${upFront.length} windows`)
+  t.same(upFront, [false, ...upFront.slice(1).map(() => true)], 'the first window reads as usual, the later ones choose their granules first')
+})
