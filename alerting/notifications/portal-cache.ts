@@ -3,22 +3,13 @@
 // mirrors its read and archive answers back; the statements on the
 // notifications table are this stage's, each in the caller's transaction.
 import type { Sql } from '../../core/index.ts'
+import type { NotificationView } from './store.ts'
 
-/** A portal feed entry as cached here: the portal's id is the entry's id; `resource_id` the local resource of the same external id. */
-export interface PortalEntry {
-  id: string
-  event_id: string
-  kind: string
-  severity: string
-  title: string
-  body: string
-  incident_id: string | null
-  incident_state: 'open' | 'closed' | null
-  created_at: string
-  read_at: string | null
-  archived_at: string | null
-  resource_id: string | null
-}
+/**
+ * A portal feed entry as cached here: the portal's id is the entry's id, `event_id`
+ * derived from it; `resource_id` the local resource of the same external id.
+ */
+export type PortalEntry = Omit<NotificationView, 'source' | 'state'> & { event_id: string }
 
 /**
  * Adds the new entries and applies the portal's state to the known ones; returns

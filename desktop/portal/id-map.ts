@@ -1,8 +1,8 @@
 // Canonical ids: once the portal names a record, the desktop's row takes the
-// portal's id (references follow through ON UPDATE CASCADE or are rewritten
-// here), and the old id is kept in portal_id_map so that everything that still
-// holds it (edges, comments, assignment views, webhook history, tool results,
-// saved selections) keeps resolving.
+// portal's id (workspace's remap functions: references follow through ON
+// UPDATE CASCADE or are rewritten there), and the old id is kept in
+// portal_id_map so that everything that still holds it (edges, comments,
+// assignment views, webhook history, tool results, saved selections) keeps resolving.
 import type { Sql } from '../../core/index.ts'
 import { adoptRecordId, foldCatalogueEntry, remapCatalogueId, remapItemId, remapTaskIds } from '../../workspace/index.ts'
 

@@ -10,24 +10,10 @@ import { PG_MIGRATIONS } from '../../deploy/index.ts'
 import { migrate, openPglite, type Database, type MigrationSet } from '../../core/index.ts'
 import { PGLITE_TEMPLATES } from '../helpers/lookout.ts'
 
-/** What portal 1 and 2 ran on other stages' tables before the move (kept verbatim: the history being upgraded). */
-const PORTAL_1_FOREIGN = `
-  ALTER TABLE project_workspaces ADD COLUMN portal_shared boolean NOT NULL DEFAULT false;
-  ALTER TABLE project_comments DROP CONSTRAINT project_comments_item_id_fkey,
-    ADD CONSTRAINT project_comments_item_id_fkey FOREIGN KEY (item_id) REFERENCES project_items(id) ON UPDATE CASCADE;
-  ALTER TABLE project_edges DROP CONSTRAINT project_edges_from_id_fkey,
-    ADD CONSTRAINT project_edges_from_id_fkey FOREIGN KEY (from_id) REFERENCES project_items(id) ON UPDATE CASCADE;
-  ALTER TABLE project_edges DROP CONSTRAINT project_edges_to_id_fkey,
-    ADD CONSTRAINT project_edges_to_id_fkey FOREIGN KEY (to_id) REFERENCES project_items(id) ON UPDATE CASCADE;
-  ALTER TABLE project_items DROP CONSTRAINT project_items_deliverable_fkey,
-    ADD CONSTRAINT project_items_deliverable_fkey FOREIGN KEY (deliverable) REFERENCES project_items(id) ON UPDATE CASCADE;
-  ALTER TABLE project_items DROP CONSTRAINT project_items_board_id_fkey,
-    ADD CONSTRAINT project_items_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
-  ALTER TABLE project_statuses DROP CONSTRAINT project_statuses_board_id_fkey,
-    ADD CONSTRAINT project_statuses_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;`
-const PORTAL_2_FOREIGN = `
-  ALTER TABLE notifications ADD COLUMN source text NOT NULL DEFAULT 'local';
-  ALTER TABLE notifications ADD COLUMN portal_incident_state text;`
+const sqlOf = (stage: string, version: number): string => PG_MIGRATIONS.find((set) => set.stage === stage)?.migrations.find((m) => m.version === version)?.sql as string
+/** What the portal's migrations 1 and 2 ran on other stages' tables before the move: the owners' new migrations without IF NOT EXISTS. */
+const PORTAL_1_FOREIGN = sqlOf('projects', 5).replaceAll('ADD COLUMN IF NOT EXISTS', 'ADD COLUMN')
+const PORTAL_2_FOREIGN = sqlOf('notifications', 3).replaceAll('ADD COLUMN IF NOT EXISTS', 'ADD COLUMN')
 
 /** The previous version's sets: without the owners' new migrations, the portal's with their old foreign statements. */
 const PREVIOUS: MigrationSet[] = PG_MIGRATIONS.map((set) => {
