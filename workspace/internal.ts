@@ -4,4 +4,3 @@
 export * from './index.ts'
 export { readProjectEvents, ACTIONS, projectStore } from './projects/index.ts'
 export { openSshKey } from './ssh/store.ts'
-export { enqueueWebhookDeliveries } from './projects/store/fanout.ts'

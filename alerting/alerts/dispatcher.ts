@@ -5,7 +5,7 @@
 // clock. A crash rolls the whole batch back, so a row is dispatched exactly
 // once. Its second job fires due repeats and escalations. It only writes
 // rows: the sender does the network I/O.
-import { claimOutbox, markOutboxProcessed, type OutboxPayload } from '../../monitor/index.ts'
+import { claimOutbox, markOutboxProcessed, openIncidentIds, type OutboxPayload } from '../../monitor/index.ts'
 import { resourceSummaries } from '../../workspace/index.ts'
 import type { Database, Sql } from '../../core/index.ts'
 import { insertIncidentNotification } from '../notifications/store.ts'
@@ -148,12 +148,20 @@ export class AlertDispatcher {
         repeats: number; next_repeat_at: Date | null; escalation_level: number; next_escalation_at: Date | null
       }>(
         `SELECT ai.*
-         FROM alert_incidents ai JOIN monitor_incidents mi ON mi.id = ai.incident_id AND mi.closed_at IS NULL
+         FROM alert_incidents ai
          WHERE ai.closed_at IS NULL AND ai.acknowledged_at IS NULL AND ai.payload IS NOT NULL
            AND (ai.next_repeat_at <= $1 OR ai.next_escalation_at <= $1)
          ORDER BY ai.incident_id LIMIT 100 FOR UPDATE OF ai SKIP LOCKED`, [ts(now)])
+      // Monitor's incidents are monitor's: one closed there (its close not dispatched yet) repeats nothing
+      // more, ever (a closed incident never reopens), so its timers stop and it leaves the due page.
+      const open = await openIncidentIds(tx, r.rows.map((i) => i.incident_id))
+      const ended = r.rows.filter((i) => !open.has(i.incident_id)).map((i) => i.incident_id)
+      if (ended.length > 0) {
+        await tx.query('UPDATE alert_incidents SET next_repeat_at = NULL, next_escalation_at = NULL WHERE incident_id = ANY($1::uuid[])', [ended])
+      }
       let queued = 0
       for (const i of r.rows) {
+        if (!open.has(i.incident_id)) continue
         const policy = await readPolicy(tx, i.resource_id)
         const resource = await resourceInfo(tx, i.workspace_id, i.resource_id)
         const alerts = policyAlerts(policy, 'opened', i.severity)

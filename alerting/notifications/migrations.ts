@@ -50,5 +50,14 @@ export const NOTIFICATION_MIGRATIONS: MigrationSet = {
         );
       `,
     },
+    {
+      version: 3,
+      name: 'source of an inbox entry (local or a cached portal entry), portal incident state',
+      // Made by the portal's migration 2 before version 3 existed: a data directory that ran it finds nothing to add.
+      sql: `
+        ALTER TABLE notifications ADD COLUMN IF NOT EXISTS source text NOT NULL DEFAULT 'local';
+        ALTER TABLE notifications ADD COLUMN IF NOT EXISTS portal_incident_state text;
+      `,
+    },
   ],
 }

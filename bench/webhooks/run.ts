@@ -10,10 +10,9 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Agent, request } from 'undici'
 import { PG_MIGRATIONS } from '../../deploy/index.ts'
-import { WebhookWorker } from '../../alerting/internal.ts'
+import { WebhookWorker, enqueueWebhookDeliveries } from '../../alerting/internal.ts'
 import { createWorkspace } from '../../workspace/index.ts'
 import { migrate, openPglite, type Database } from '../../core/index.ts'
-import { enqueueWebhookDeliveries } from '../../workspace/internal.ts'
 import { summarize } from '../lib/stats.ts'
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 2000)

@@ -5,9 +5,12 @@
 // entries are merged three ways against the last agreed value: a change on one
 // side is carried to the other; changes on both sides that differ open a
 // review (portal_reviews) the owner resolves; nothing is overwritten silently.
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { Database, Sql } from '../../core/index.ts'
-import { forgetDefaultBoard } from '../../workspace/index.ts'
+import {
+  boardIdTaken, forgetDefaultBoard, insertPortalBoard, insertPortalChoice, insertPortalStatus, liveBoards, liveStatuses, taxonomyChoices, writeCatalogueEntry,
+  type SyncedStatus,
+} from '../../workspace/index.ts'
 import { adoptId, foldId } from './id-map.ts'
 import { portalCall, type PortalTarget } from './client.ts'
 
@@ -23,7 +26,6 @@ export function derivedUuid(...parts: string[]): string {
 /** Key order does not count (values come back from jsonb with their keys reordered). */
 const canon = (v: Record<string, unknown>) => JSON.stringify(Object.keys(v).sort().map((k) => [k, v[k]]))
 const same = (a: Record<string, unknown>, b: Record<string, unknown>) => canon(a) === canon(b)
-const token = () => randomBytes(32).toString('hex')
 
 export interface CatalogueContext {
   db: Database
@@ -58,20 +60,6 @@ async function openReview(db: Sql, ws: string, kind: string, id: string, local: 
 async function hasOpenReview(db: Sql, ws: string, id: string): Promise<boolean> {
   const r = await db.query(`SELECT 1 FROM portal_reviews WHERE workspace_id = $1 AND entry_id = $2 AND state = 'open'`, [ws, id])
   return r.rows.length > 0
-}
-
-/** Writes a catalogue entry's values locally (the portal's change), renewing the local catalogue token. */
-export async function writeLocal(db: Sql, ws: string, kind: Kind, id: string, v: Record<string, unknown>, boardId?: string): Promise<void> {
-  if (kind === 'status') {
-    await db.query('UPDATE project_statuses SET name = $3, category = $4, color = $5, updated_at = now() WHERE workspace_id = $1 AND id = $2',
-      [ws, id, v.name, v.category, v.color])
-    await db.query('UPDATE project_boards SET statuses_token = $3 WHERE workspace_id = $1 AND id = $2', [ws, boardId, token()])
-  } else {
-    await db.query(
-      `UPDATE project_taxonomy SET name = $3, icon = $4, archived_at = CASE WHEN $5::boolean THEN coalesce(archived_at, now()) ELSE NULL END,
-         updated_at = now() WHERE workspace_id = $1 AND id = $2`, [ws, id, v.name, v.icon ?? null, v.archived === true])
-    await db.query('UPDATE project_workspaces SET taxonomy_token = $2 WHERE workspace_id = $1', [ws, token()])
-  }
 }
 
 /**
@@ -154,15 +142,13 @@ async function portalBoards(c: CatalogueContext, archived: boolean): Promise<Boa
 
 async function syncBoards(c: CatalogueContext): Promise<string[]> {
   const portal = await portalBoards(c, false)
-  const local = (await c.db.query<{ id: string; name: string; is_default: boolean }>(
-    `SELECT b.id, b.name, b.id = w.default_board_id AS is_default FROM project_boards b JOIN project_workspaces w ON w.workspace_id = b.workspace_id
-     WHERE b.workspace_id = $1 AND b.archived_at IS NULL ORDER BY b.seq`, [c.ws])).rows
+  const local = await liveBoards(c.db, c.ws)
   const portalDefault = portal.find((b) => b.is_default)
   const localDefault = local.find((b) => b.is_default)
   if (portalDefault !== undefined && localDefault !== undefined && portalDefault.id !== localDefault.id) {
     const pd = portalDefault.id
     // The portal's default board already here as a second board (an earlier connect-first round): the local default folds into it.
-    const held = local.some((b) => b.id === pd) || (await c.db.query('SELECT 1 FROM project_boards WHERE id = $1', [pd])).rows.length > 0
+    const held = local.some((b) => b.id === pd) || await boardIdTaken(c.db, pd)
     await c.db.transaction((tx) => (held ? foldId(tx, c.ws, 'board', localDefault.id, pd) : adoptId(tx, c.ws, 'board', localDefault.id, pd)))
     forgetDefaultBoard(c.db, c.ws)
     if (held) local.splice(local.indexOf(localDefault), 1)
@@ -178,13 +164,11 @@ async function syncBoards(c: CatalogueContext): Promise<string[]> {
   const localIds = new Set(local.map((b) => b.id))
   for (const b of portal) {
     if (localIds.has(b.id)) continue
-    await c.db.query('INSERT INTO project_boards (id, workspace_id, name, statuses_token) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING', [b.id, c.ws, b.name, token()])
+    await insertPortalBoard(c.db, c.ws, b.id, b.name, false)
   }
   // Archived portal boards still hold tasks: they exist here too (archived), so those tasks can be pulled.
   for (const b of await portalBoards(c, true)) {
-    await c.db.query(
-      `INSERT INTO project_boards (id, workspace_id, name, statuses_token, archived_at) VALUES ($1, $2, $3, $4, now()) ON CONFLICT (id) DO NOTHING`,
-      [b.id, c.ws, b.name, token()])
+    await insertPortalBoard(c.db, c.ws, b.id, b.name, true)
   }
   return [...portalIds]
 }
@@ -196,10 +180,8 @@ async function syncStatuses(c: CatalogueContext, boardId: string): Promise<void>
   const portal = (await read()).body.items
   // A status the portal retired is retired here by the layout step (catalogue-layout.ts), never created there again.
   const retired = (await portalCall<{ items: StatusView[] }>(c.target, 'GET', `${P(c)}/statuses`, undefined, { query: { board_id: boardId, archived: true } })).body.items
-  const local = (await c.db.query<StatusView>(
-    'SELECT id, name, category, color FROM project_statuses WHERE workspace_id = $1 AND board_id = $2 AND retired_at IS NULL ORDER BY position, id',
-    [c.ws, boardId])).rows.filter((s) => !retired.some((r) => r.id === s.id))
-  const val = (s: StatusView) => ({ name: s.name, category: s.category, color: s.color })
+  const local = (await liveStatuses(c.db, c.ws, boardId)).filter((s) => !retired.some((r) => r.id === s.id))
+  const val = (s: SyncedStatus) => ({ name: s.name, category: s.category, color: s.color })
   await merge(c, 'status', local.map((s) => ({ id: s.id, value: val(s) })), portal.map((s) => ({ id: s.id, value: val(s) })), {
     push: async (e, existing) => {
       const rev = (await read()).body.revision
@@ -211,13 +193,9 @@ async function syncStatuses(c: CatalogueContext, boardId: string): Promise<void>
     },
     insert: async (e) => {
       const pos = portal.find((s) => s.id === e.id)?.position ?? 0
-      await c.db.query(
-        `INSERT INTO project_statuses (id, workspace_id, board_id, name, category, color, position, is_default)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, false) ON CONFLICT (id) DO NOTHING`,
-        [e.id, c.ws, boardId, e.value.name, e.value.category, e.value.color, pos])
-      await c.db.query('UPDATE project_boards SET statuses_token = $3 WHERE workspace_id = $1 AND id = $2', [c.ws, boardId, token()])
+      await insertPortalStatus(c.db, c.ws, boardId, e.id, e.value, pos)
     },
-    write: (id, v) => writeLocal(c.db, c.ws, 'status', id, v, boardId),
+    write: (id, v) => writeCatalogueEntry(c.db, c.ws, 'status', id, v, boardId),
   })
 }
 
@@ -230,8 +208,7 @@ async function syncTaxonomy(c: CatalogueContext): Promise<void> {
     return { revision: live.body.revision, all: [...live.body.types, ...live.body.labels, ...gone.body.types, ...gone.body.labels] }
   }
   const portal = (await read()).all
-  const local = (await c.db.query<Choice>(
-    `SELECT id, kind, name, icon, archived_at IS NOT NULL AS archived FROM project_taxonomy WHERE workspace_id = $1 ORDER BY kind, position, id`, [c.ws])).rows
+  const local = await taxonomyChoices(c.db, c.ws)
   const val = (x: Choice) => ({ name: x.name, icon: x.icon, archived: x.archived })
   for (const kind of ['type', 'label'] as const) {
     await merge(c, kind, local.filter((x) => x.kind === kind).map((x) => ({ id: x.id, value: val(x) })),
@@ -253,14 +230,9 @@ async function syncTaxonomy(c: CatalogueContext): Promise<void> {
           return id
         },
         insert: async (e) => {
-          await c.db.query(
-            `INSERT INTO project_taxonomy (id, workspace_id, kind, name, icon, position, archived_at)
-             VALUES ($1, $2, $3, $4, $5, (SELECT coalesce(max(position) + 1, 0) FROM project_taxonomy WHERE workspace_id = $2 AND kind = $3),
-               CASE WHEN $6::boolean THEN now() END) ON CONFLICT (id) DO NOTHING`,
-            [e.id, c.ws, kind, e.value.name, e.value.icon, e.value.archived === true])
-          await c.db.query('UPDATE project_workspaces SET taxonomy_token = $2 WHERE workspace_id = $1', [c.ws, token()])
+          await insertPortalChoice(c.db, c.ws, kind, e.id, e.value)
         },
-        write: (id, v) => writeLocal(c.db, c.ws, kind, id, v),
+        write: (id, v) => writeCatalogueEntry(c.db, c.ws, kind, id, v),
       })
   }
 }

@@ -3,7 +3,7 @@
 // shared workspace id), the features it offers and the sync's last outcome.
 import type { Sql } from '../../core/index.ts'
 import type { SecretBox } from '../../core/index.ts'
-import { forgetSharedIds, markPortalShared, setSharedId } from '../../workspace/index.ts'
+import { dropLocalNumbers, forgetSharedIds, markPortalShared, setSharedId, unmarkPortalShared } from '../../workspace/index.ts'
 import { ConflictError } from '../../core/index.ts'
 
 export const PORTAL_STATES = { connected: 'connected', offline: 'offline', error: 'error', disconnected: 'disconnected' } as const
@@ -70,10 +70,8 @@ export async function saveConnection(tx: Sql, box: SecretBox, workspaceId: strin
   await markPortalShared(tx, workspaceId)
   // From now on the workspace is named and shown by the portal's uuid (the shared workspace id).
   await setSharedId(tx, workspaceId, c.portalWorkspaceId)
-  await tx.query(
-    `UPDATE project_items i SET number = NULL WHERE i.workspace_id = $1 AND i.item_type = 'task' AND i.number IS NOT NULL
-       AND NOT EXISTS (SELECT 1 FROM portal_items p WHERE p.workspace_id = i.workspace_id AND p.local_id = i.id AND p.portal_id IS NOT NULL)`,
-    [workspaceId])
+  const synced = await tx.query<{ local_id: string }>('SELECT local_id FROM portal_items WHERE workspace_id = $1 AND portal_id IS NOT NULL', [workspaceId])
+  await dropLocalNumbers(tx, workspaceId, synced.rows.map((r) => r.local_id))
 }
 
 /**
@@ -84,10 +82,7 @@ export async function saveConnection(tx: Sql, box: SecretBox, workspaceId: strin
 export async function deleteConnection(tx: Sql, workspaceId: string): Promise<boolean> {
   const r = await tx.query('DELETE FROM portal_connection WHERE workspace_id = $1 RETURNING 1', [workspaceId])
   await setSharedId(tx, workspaceId, null)
-  await tx.query(
-    `UPDATE project_workspaces w SET portal_shared = false,
-       next_number = GREATEST(w.next_number, (SELECT coalesce(max(number), 0) + 1 FROM project_items i WHERE i.workspace_id = w.workspace_id))
-     WHERE workspace_id = $1`, [workspaceId])
+  await unmarkPortalShared(tx, workspaceId)
   return r.rows.length > 0
 }
 

@@ -1,10 +1,10 @@
 // Canonical ids: once the portal names a record, the desktop's row takes the
-// portal's id (references follow through ON UPDATE CASCADE or are rewritten
-// here), and the old id is kept in portal_id_map so that everything that still
-// holds it (edges, comments, assignment views, webhook history, tool results,
-// saved selections) keeps resolving.
+// portal's id (workspace's remap functions: references follow through ON
+// UPDATE CASCADE or are rewritten there), and the old id is kept in
+// portal_id_map so that everything that still holds it (edges, comments,
+// assignment views, webhook history, tool results, saved selections) keeps resolving.
 import type { Sql } from '../../core/index.ts'
-import { adoptRecordId } from '../../workspace/index.ts'
+import { adoptRecordId, foldCatalogueEntry, remapCatalogueId, remapItemId, remapTaskIds } from '../../workspace/index.ts'
 
 export const MAP_KINDS = { item: 'item', board: 'board', status: 'status', type: 'type', label: 'label', comment: 'comment', edge: 'edge' } as const
 export type MapKind = (typeof MAP_KINDS)[keyof typeof MAP_KINDS]
@@ -20,36 +20,13 @@ async function remember(tx: Sql, ws: string, kind: MapKind, oldId: string, canon
 /** Rewrites a record's id to the portal's canonical id, inside the caller's transaction. */
 export async function adoptId(tx: Sql, ws: string, kind: MapKind, oldId: string, canonical: string): Promise<void> {
   if (oldId === canonical) return
-  switch (kind) {
-    case 'item':
-      await tx.query('UPDATE project_items SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
-      await tx.query('UPDATE project_activity SET item_id = $3 WHERE workspace_id = $1 AND item_id = $2', [ws, oldId, canonical])
-      await tx.query('UPDATE portal_items SET local_id = $3 WHERE workspace_id = $1 AND local_id = $2', [ws, oldId, canonical])
-      break
-    case 'board':
-      await tx.query('UPDATE project_boards SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
-      await tx.query('UPDATE project_workspaces SET default_board_id = $3 WHERE workspace_id = $1 AND default_board_id = $2', [ws, oldId, canonical])
-      await tx.query('UPDATE project_activity SET board_id = $3 WHERE workspace_id = $1 AND board_id = $2', [ws, oldId, canonical])
-      break
-    case 'status':
-      await tx.query('UPDATE project_statuses SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
-      await tx.query('UPDATE project_statuses SET replacement_id = $3 WHERE workspace_id = $1 AND replacement_id = $2', [ws, oldId, canonical])
-      await tx.query('UPDATE project_items SET status_id = $3 WHERE workspace_id = $1 AND status_id = $2', [ws, oldId, canonical])
-      break
-    case 'type':
-      await tx.query('UPDATE project_taxonomy SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
-      await tx.query('UPDATE project_items SET type_id = $3 WHERE workspace_id = $1 AND type_id = $2', [ws, oldId, canonical])
-      break
-    case 'label':
-      await tx.query('UPDATE project_taxonomy SET id = $3 WHERE workspace_id = $1 AND id = $2', [ws, oldId, canonical])
-      await tx.query(
-        `UPDATE project_items SET label_ids = array_replace(label_ids, $2::uuid, $3::uuid) WHERE workspace_id = $1 AND $2::uuid = ANY(label_ids)`,
-        [ws, oldId, canonical])
-      break
-    case 'comment':
-    case 'edge':
-      await adoptRecordId(tx, ws, kind, oldId, canonical)
-      break
+  if (kind === 'item') {
+    await remapItemId(tx, ws, oldId, canonical)
+    await tx.query('UPDATE portal_items SET local_id = $3 WHERE workspace_id = $1 AND local_id = $2', [ws, oldId, canonical])
+  } else if (kind === 'comment' || kind === 'edge') {
+    await adoptRecordId(tx, ws, kind, oldId, canonical)
+  } else {
+    await remapCatalogueId(tx, ws, kind, oldId, canonical)
   }
   // Catalogue ids appear in queued and agreed task fields; item, comment and edge ids do not.
   if (kind !== 'item' && kind !== 'comment' && kind !== 'edge') {
@@ -69,42 +46,7 @@ export async function adoptId(tx: Sql, ws: string, kind: MapKind, oldId: string,
  */
 export async function foldId(tx: Sql, ws: string, kind: Exclude<MapKind, 'item' | 'comment' | 'edge'>, dupId: string, canonical: string): Promise<void> {
   if (dupId === canonical) return
-  switch (kind) {
-    case 'board': {
-      const dup = await tx.query<{ id: string; name: string; category: string }>('SELECT id, name, category FROM project_statuses WHERE workspace_id = $1 AND board_id = $2', [ws, dupId])
-      const into = await tx.query<{ id: string; name: string; category: string }>(
-        'SELECT id, name, category FROM project_statuses WHERE workspace_id = $1 AND board_id = $2 AND retired_at IS NULL ORDER BY position, id', [ws, canonical])
-      await tx.query('UPDATE project_items SET board_id = $3 WHERE workspace_id = $1 AND board_id = $2', [ws, dupId, canonical])
-      for (const s of dup.rows) {
-        const match = into.rows.find((x) => x.name.toLowerCase() === s.name.toLowerCase()) ?? into.rows.find((x) => x.category === s.category)
-        if (match === undefined) await tx.query('UPDATE project_statuses SET board_id = $3 WHERE workspace_id = $1 AND id = $2', [ws, s.id, canonical])
-        else await foldId(tx, ws, 'status', s.id, match.id)
-      }
-      await tx.query('UPDATE project_workspaces SET default_board_id = $3 WHERE workspace_id = $1 AND default_board_id = $2', [ws, dupId, canonical])
-      await tx.query('UPDATE project_activity SET board_id = $3 WHERE workspace_id = $1 AND board_id = $2', [ws, dupId, canonical])
-      await tx.query('DELETE FROM project_boards WHERE workspace_id = $1 AND id = $2', [ws, dupId])
-      break
-    }
-    case 'status':
-      await tx.query('UPDATE project_statuses SET replacement_id = $3 WHERE workspace_id = $1 AND replacement_id = $2', [ws, dupId, canonical])
-      await tx.query('UPDATE project_items SET status_id = $3 WHERE workspace_id = $1 AND status_id = $2', [ws, dupId, canonical])
-      await tx.query('DELETE FROM project_statuses WHERE workspace_id = $1 AND id = $2', [ws, dupId])
-      break
-    case 'type':
-      await tx.query('UPDATE project_items SET type_id = $3 WHERE workspace_id = $1 AND type_id = $2', [ws, dupId, canonical])
-      // The default moves with the duplicate it was on.
-      await tx.query(
-        `UPDATE project_taxonomy SET is_default = true WHERE workspace_id = $1 AND id = $3
-           AND EXISTS (SELECT 1 FROM project_taxonomy WHERE workspace_id = $1 AND id = $2 AND is_default)`, [ws, dupId, canonical])
-      await tx.query('DELETE FROM project_taxonomy WHERE workspace_id = $1 AND id = $2', [ws, dupId])
-      break
-    case 'label':
-      await tx.query(
-        `UPDATE project_items SET label_ids = array_remove(label_ids, $2::uuid) || CASE WHEN $3::uuid = ANY(label_ids) THEN '{}'::uuid[] ELSE ARRAY[$3::uuid] END
-         WHERE workspace_id = $1 AND $2::uuid = ANY(label_ids)`, [ws, dupId, canonical])
-      await tx.query('DELETE FROM project_taxonomy WHERE workspace_id = $1 AND id = $2', [ws, dupId])
-      break
-  }
+  await foldCatalogueEntry(tx, ws, kind, dupId, canonical, (dup, into) => foldId(tx, ws, 'status', dup, into))
   await rewriteQueued(tx, ws, dupId, canonical)
   await tx.query('DELETE FROM portal_catalogue_base WHERE workspace_id = $1 AND id = $2', [ws, dupId])
   await remember(tx, ws, kind, dupId, canonical)
@@ -174,13 +116,7 @@ export async function adoptTaskIds(tx: Sql, ws: string, tasks: readonly AdoptedT
   if (tasks.length === 0) return
   const olds = tasks.map((t) => t.oldId)
   const ids = tasks.map((t) => t.id)
-  await tx.query(
-    `UPDATE project_items p SET id = v.id, number = v.number, origin = 'portal'
-     FROM unnest($2::uuid[], $3::uuid[], $4::integer[]) AS v(old, id, number) WHERE p.workspace_id = $1 AND p.id = v.old`,
-    [ws, olds, ids, tasks.map((t) => t.number)])
-  await tx.query(
-    `UPDATE project_activity a SET item_id = v.id FROM unnest($2::uuid[], $3::uuid[]) AS v(old, id) WHERE a.workspace_id = $1 AND a.item_id = v.old`,
-    [ws, olds, ids])
+  await remapTaskIds(tx, ws, olds, ids, tasks.map((t) => t.number))
   await tx.query(
     `UPDATE portal_items p SET local_id = v.id, portal_id = v.id, portal_revision = v.revision, base = v.base::jsonb
      FROM unnest($2::uuid[], $3::uuid[], $4::integer[], $5::text[]) AS v(item_key, id, revision, base) WHERE p.workspace_id = $1 AND p.item_key = v.item_key`,

@@ -7,7 +7,7 @@
 import type { Database, Sql } from '../../core/index.ts'
 import { recordActivity } from '../../workspace/index.ts'
 import type { Actor } from '../../workspace/index.ts'
-import { ITEM_COLS, type ItemRow } from '../../workspace/index.ts'
+import { boardExists, insertItemFromPortal, insertTaskFromPortal, itemExists, lockItemRow, takePortalNumber, writePortalFields } from '../../workspace/index.ts'
 import { adoptId, rewriteQueued } from './id-map.ts'
 import { unsentFields } from './outbox.ts'
 import { itemFieldsOf, portalChanges, TAXONOMY_FIELDS, type TaskFields, type TaskLike } from './task-fields.ts'
@@ -43,19 +43,10 @@ export async function adoptTask(db: Database, ws: string, itemKey: string, t: Po
     await adoptId(tx, ws, 'item', item.local_id, t.id)
     // Tasks name a deliverable in their queued and agreed fields.
     if (item.item_type === 'deliverable') await rewriteQueued(tx, ws, item.local_id, t.id)
-    await tx.query(`UPDATE project_items SET number = $3, origin = 'portal' WHERE workspace_id = $1 AND id = $2`, [ws, t.id, t.number])
+    await takePortalNumber(tx, ws, t.id, t.number)
     await tx.query('UPDATE portal_items SET portal_id = $3, portal_revision = $4, base = $5 WHERE workspace_id = $1 AND item_key = $2',
       [ws, itemKey, t.id, t.revision, JSON.stringify(itemFieldsOf(item.item_type, t as never))])
   })
-}
-
-const SET_SQL: Record<string, string> = {
-  title: 'title = $X::text', description: 'description = $X::text', acceptance: 'acceptance = $X::text', priority: 'priority = $X::text',
-  board_id: 'board_id = $X::uuid', status_id: 'status_id = $X::uuid', type_id: 'type_id = $X::uuid', label_ids: 'label_ids = $X::uuid[]',
-  body: 'body = $X::text', state: 'state = $X::text', blocked_reason: 'blocked_reason = $X::text', color: 'color = $X::text', visibility: 'visibility = $X::text',
-  assignee: 'assignee = $X::integer', owner: 'owner = $X::integer', deliverable: 'deliverable = $X::uuid', reviewer: 'reviewer = $X::integer', starts_on: 'starts_on = $X::date', due_on: 'due_on = $X::date',
-  archived: 'archived_at = CASE WHEN $X::boolean THEN coalesce(archived_at, now()) END',
-  deleted: 'deleted_at = CASE WHEN $X::boolean THEN coalesce(deleted_at, now()) END',
 }
 
 /**
@@ -100,8 +91,7 @@ export async function absorbAnswer(db: Database, ws: string, itemKey: string, t:
 async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxonomy: boolean, sending: string | null): Promise<ApplyOutcome> {
   const type = item.item_type
   const incoming = itemFieldsOf(type, t as never)
-  const cur = await tx.query<ItemRow>(`SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [ws, item.local_id])
-  const row = cur.rows[0]
+  const row = await lockItemRow(tx, ws, item.local_id)
   if (row === undefined) return APPLY.current
   const local = itemFieldsOf(row.item_type, row)
   if (!taxonomy && type === 'task') for (const f of TAXONOMY_FIELDS) incoming[f] = local[f]
@@ -112,24 +102,8 @@ async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxo
   const changes = portalChanges(incoming, base, local, item.captured, unsent)
   if (changes === null) return APPLY.deferred
   // A link to a deliverable not here yet waits for it (read again next round).
-  if (typeof changes.deliverable === 'string' && !await hasItem(tx, ws, changes.deliverable)) return APPLY.deferred
-  const params: unknown[] = [ws, row.id]
-  const sets: string[] = []
-  for (const [k, v] of Object.entries(changes)) {
-    params.push(v)
-    sets.push((SET_SQL[k] as string).replace('$X', `$${params.length}`))
-  }
-  if (type === 'task') {
-    params.push(t.number)
-    sets.push(`number = $${params.length}::integer`)
-  }
-  let revision = row.revision
-  if (sets.length > 0) {
-    const up = await tx.query<{ revision: number }>(
-      `UPDATE project_items SET ${sets.join(', ')}, revision = revision + ${Object.keys(changes).length > 0 ? 1 : 0}, updated_at = now()
-       WHERE workspace_id = $1 AND id = $2 RETURNING revision`, params)
-    revision = (up.rows[0] as { revision: number }).revision
-  }
+  if (typeof changes.deliverable === 'string' && !await itemExists(tx, ws, changes.deliverable)) return APPLY.deferred
+  const revision = await writePortalFields(tx, ws, row.id, changes, type === 'task' ? t.number : undefined, row.revision)
   if (Object.keys(changes).length > 0) {
     const before: Record<string, unknown> = {}
     for (const k of Object.keys(changes)) before[k] = local[k]
@@ -147,21 +121,13 @@ async function absorb(tx: Sql, ws: string, item: PortalItem, t: PortalTask, taxo
 }
 
 async function insertPortalTask(tx: Sql, ws: string, t: PortalTask, f: TaskFields, taxonomy: boolean): Promise<boolean> {
-  const board = await tx.query('SELECT 1 FROM project_boards WHERE workspace_id = $1 AND id = $2', [ws, f.board_id])
   // Its board arrives with the next catalogue snapshot, its deliverable with the next pull; the task follows then (deferred).
-  if (board.rows.length === 0) return false
-  if (typeof f.deliverable === 'string' && !await hasItem(tx, ws, f.deliverable)) return false
+  if (!await boardExists(tx, ws, f.board_id)) return false
+  if (typeof f.deliverable === 'string' && !await itemExists(tx, ws, f.deliverable)) return false
   const typeId = taxonomy ? f.type_id : null
   const labels = taxonomy ? f.label_ids : []
-  const r = await tx.query<{ revision: number }>(
-    `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, number, title, description, acceptance, type_id, label_ids,
-       status_id, priority, assignee, reviewer, starts_on, due_on, state, blocked_reason, origin, archived_at, deleted_at, deliverable)
-     VALUES ($1, $2, 'task', 'task', $3, $4, $5, $6, $7, $8, $9::uuid[], $10, $11, $12, $13, $14::date, $15::date, $16, $19, 'portal',
-       CASE WHEN $17::boolean THEN now() END, CASE WHEN $18::boolean THEN now() END, $20)
-     ON CONFLICT (id) DO NOTHING RETURNING revision`,
-    [t.id, ws, f.board_id, t.number, f.title, f.description, f.acceptance, typeId, labels, f.status_id, f.priority, f.assignee,
-      f.reviewer, f.starts_on, f.due_on, f.state, f.archived, f.deleted, f.blocked_reason, f.deliverable])
-  if (r.rows.length === 0) return false
+  const revision = await insertTaskFromPortal(tx, ws, { ...f, id: t.id, number: t.number, type_id: typeId, label_ids: labels })
+  if (revision === null) return false
   await recordActivity(tx, ws, SYNC_ACTOR, {
     boardId: f.board_id as string, itemId: t.id, entity: 'task', action: 'portal_import',
     summary: `task #${t.number ?? ''} ${JSON.stringify(t.title)}: imported from the portal`, before: null, after: { title: f.title },
@@ -169,37 +135,21 @@ async function insertPortalTask(tx: Sql, ws: string, t: PortalTask, f: TaskField
   const captured: TaskFields = { ...f, type_id: typeId, label_ids: labels }
   await tx.query(
     `INSERT INTO portal_items (workspace_id, item_key, local_id, portal_id, portal_revision, captured, captured_revision, base)
-     VALUES ($1, $2, $2, $2, $3, $4, $5, $4)`, [ws, t.id, t.revision, JSON.stringify(captured), (r.rows[0] as { revision: number }).revision])
+     VALUES ($1, $2, $2, $2, $3, $4, $5, $4)`, [ws, t.id, t.revision, JSON.stringify(captured), revision])
   return true
-}
-
-async function hasItem(tx: Sql, ws: string, id: string): Promise<boolean> {
-  return (await tx.query('SELECT 1 FROM project_items WHERE workspace_id = $1 AND id = $2', [ws, id])).rows.length > 0
 }
 
 /** A portal note or deliverable not known here, inserted with the portal's id. */
 async function insertPortalOther(tx: Sql, ws: string, n: PortalTask, type: 'note' | 'deliverable', f: Record<string, unknown>): Promise<boolean> {
-  const board = await tx.query('SELECT 1 FROM project_boards WHERE workspace_id = $1 AND id = $2', [ws, f.board_id])
-  if (board.rows.length === 0) return false
-  const r = type === 'note'
-    ? await tx.query<{ revision: number }>(
-      `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, title, body, color, visibility, origin, archived_at)
-       VALUES ($1, $2, 'note', 'note', $3, $4, $5, $6, $7, 'portal', CASE WHEN $8::boolean THEN now() END)
-       ON CONFLICT (id) DO NOTHING RETURNING revision`,
-      [n.id, ws, f.board_id, f.title, f.body, f.color, f.visibility, f.archived])
-    : await tx.query<{ revision: number }>(
-      `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, title, description, acceptance, owner, starts_on, due_on,
-         state, blocked_reason, origin, archived_at)
-       VALUES ($1, $2, 'deliverable', 'deliverable', $3, $4, $5, $6, $7, $8::date, $9::date, $10, $11, 'portal', CASE WHEN $12::boolean THEN now() END)
-       ON CONFLICT (id) DO NOTHING RETURNING revision`,
-      [n.id, ws, f.board_id, f.title, f.description, f.acceptance, f.owner, f.starts_on, f.due_on, f.state, f.blocked_reason, f.archived])
-  if (r.rows.length === 0) return false
+  if (!await boardExists(tx, ws, f.board_id)) return false
+  const revision = await insertItemFromPortal(tx, ws, n.id, type, f)
+  if (revision === null) return false
   await recordActivity(tx, ws, SYNC_ACTOR, {
     boardId: f.board_id as string, itemId: n.id, entity: type, action: 'portal_import',
     summary: `${type} ${JSON.stringify(f.title)}: imported from the portal`, before: null, after: { title: f.title },
   })
   await tx.query(
     `INSERT INTO portal_items (workspace_id, item_key, local_id, portal_id, portal_revision, captured, captured_revision, item_type, base)
-     VALUES ($1, $2, $2, $2, $3, $4, $5, $6, $4)`, [ws, n.id, n.revision, JSON.stringify(f), (r.rows[0] as { revision: number }).revision, type])
+     VALUES ($1, $2, $2, $2, $3, $4, $5, $6, $4)`, [ws, n.id, n.revision, JSON.stringify(f), revision, type])
   return true
 }

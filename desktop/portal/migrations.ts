@@ -6,6 +6,8 @@ import type { MigrationSet } from '../../core/index.ts'
 export const PORTAL_MIGRATIONS: MigrationSet = {
   stage: 'portal',
   migrations: [
+    // Version 1 and 2 also added the columns and cascading references of workspace's and alerting's
+    // tables the sync relies on, until these moved to their owners (projects 5, notifications 3).
     {
       version: 1,
       name: 'portal connection, id map, synced items, outbox, catalogue reviews',
@@ -80,29 +82,12 @@ export const PORTAL_MIGRATIONS: MigrationSet = {
           resolved_at timestamptz
         );
         CREATE UNIQUE INDEX portal_reviews_open ON portal_reviews (workspace_id, entry_id) WHERE state = 'open';
-        -- A shared workspace numbers no task itself: the portal supplies the number.
-        ALTER TABLE project_workspaces ADD COLUMN portal_shared boolean NOT NULL DEFAULT false;
-        -- Adopting a canonical id rewrites the primary key; references follow it.
-        ALTER TABLE project_comments DROP CONSTRAINT project_comments_item_id_fkey,
-          ADD CONSTRAINT project_comments_item_id_fkey FOREIGN KEY (item_id) REFERENCES project_items(id) ON UPDATE CASCADE;
-        ALTER TABLE project_edges DROP CONSTRAINT project_edges_from_id_fkey,
-          ADD CONSTRAINT project_edges_from_id_fkey FOREIGN KEY (from_id) REFERENCES project_items(id) ON UPDATE CASCADE;
-        ALTER TABLE project_edges DROP CONSTRAINT project_edges_to_id_fkey,
-          ADD CONSTRAINT project_edges_to_id_fkey FOREIGN KEY (to_id) REFERENCES project_items(id) ON UPDATE CASCADE;
-        ALTER TABLE project_items DROP CONSTRAINT project_items_deliverable_fkey,
-          ADD CONSTRAINT project_items_deliverable_fkey FOREIGN KEY (deliverable) REFERENCES project_items(id) ON UPDATE CASCADE;
-        ALTER TABLE project_items DROP CONSTRAINT project_items_board_id_fkey,
-          ADD CONSTRAINT project_items_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
-        ALTER TABLE project_statuses DROP CONSTRAINT project_statuses_board_id_fkey,
-          ADD CONSTRAINT project_statuses_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
       `,
     },
     {
       version: 2,
       name: 'portal notification cache: source of an inbox entry, portal incident state, refresh time',
       sql: `
-        ALTER TABLE notifications ADD COLUMN source text NOT NULL DEFAULT 'local';
-        ALTER TABLE notifications ADD COLUMN portal_incident_state text;
         ALTER TABLE portal_connection ADD COLUMN notifications_refreshed_at timestamptz;
       `,
     },

@@ -4,7 +4,7 @@
 // so any number of offline edits become one create plus the later differences.
 import { randomUUID } from 'node:crypto'
 import type { Database, Sql } from '../../core/index.ts'
-import { ITEM_COLS, type ItemRow } from '../../workspace/index.ts'
+import { itemHeadlines, itemsChangedSince } from '../../workspace/index.ts'
 import { changedFields, itemFieldsOf } from './task-fields.ts'
 
 export const OUTBOX_STATES = { pending: 'pending', done: 'done', conflict: 'conflict', refused: 'refused', dropped: 'dropped' } as const
@@ -36,14 +36,19 @@ export async function capture(db: Database, ws: string): Promise<number> {
   return db.transaction(async (tx) => {
     // Not locked: an edit made after this read has a higher revision and is captured next time.
     // Service tickets (and their work tasks) stay local: the portal takes no ticket from a desktop.
-    const r = await tx.query<ItemRow & { captured: Record<string, unknown> | null; item_key: string | null }>(
-      `SELECT x.*, p.captured, p.item_key
-       FROM (SELECT ${ITEM_COLS} FROM project_items WHERE workspace_id = $1 AND item_type IN ('task', 'note', 'deliverable') AND kind <> 'service_ticket') x
-       LEFT JOIN portal_items p ON p.workspace_id = $1 AND p.local_id = x.id
-       WHERE p.item_key IS NULL OR x.revision > p.captured_revision
-       ORDER BY x.seq::bigint`, [ws])
+    const known = (await tx.query<{ local_id: string; captured_revision: number }>(
+      'SELECT local_id, captured_revision FROM portal_items WHERE workspace_id = $1', [ws])).rows
+    const changed = await itemsChangedSince(tx, ws, known.map((k) => k.local_id), known.map((k) => k.captured_revision))
+    // What was captured of the changed items already known to the sync (only theirs: captures are large).
+    const held = new Set(known.map((k) => k.local_id))
+    const again = changed.flatMap((x) => (held.has(x.id) ? [x.id] : []))
+    const prior = again.length === 0 ? [] : (await tx.query<{ local_id: string; item_key: string; captured: Record<string, unknown> }>(
+      'SELECT local_id, item_key, captured FROM portal_items WHERE workspace_id = $1 AND local_id = ANY($2::uuid[])', [ws, again])).rows
+    const byId = new Map(prior.map((p) => [p.local_id, p]))
     let n = 0
-    for (const row of r.rows) {
+    for (const x of changed) {
+      const p = byId.get(x.id)
+      const row = { ...x, captured: p?.captured ?? null, item_key: p?.item_key ?? null }
       const now = itemFieldsOf(row.item_type, row)
       if (row.item_key === null) {
         // A creation carries the fields the portal's create takes; the work state follows as actions (an update).
@@ -115,19 +120,25 @@ export async function hasPending(db: Sql, ws: string, itemKey: string): Promise<
 export type AttentionOp = OutboxOp & { item_id: string; portal_id: string | null; item_type: string; number: number | null; title: string | null; record_id: string | null }
 
 export async function listAttention(db: Sql, ws: string): Promise<AttentionOp[]> {
-  const r = await db.query<AttentionOp>(
+  const r = await db.query<Omit<AttentionOp, 'number' | 'title'>>(
     `SELECT o.seq::text AS seq, o.item_key, o.kind, o.op, o.payload, o.idempotency_key, o.state, o.forced, o.attempts, o.last_error,
        to_char(o.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
        coalesce(p.local_id, pi.local_id) AS item_id, coalesce(p.portal_id, r.portal_id) AS portal_id,
-       coalesce(p.item_type, o.kind) AS item_type, i.number, i.title,
+       coalesce(p.item_type, o.kind) AS item_type,
        r.local_id AS record_id
      FROM portal_outbox o
      LEFT JOIN portal_items p ON o.kind IN ('item', 'deliverable') AND p.workspace_id = o.workspace_id AND p.item_key = o.item_key
      LEFT JOIN portal_records r ON o.kind IN ('comment', 'edge') AND r.workspace_id = o.workspace_id AND r.record_key = o.item_key
      LEFT JOIN portal_items pi ON pi.workspace_id = o.workspace_id AND (pi.item_key = (r.captured->>'item_key')::uuid)
-     LEFT JOIN project_items i ON i.workspace_id = o.workspace_id AND i.id = coalesce(p.local_id, pi.local_id)
      WHERE o.workspace_id = $1 AND o.state IN ('conflict', 'refused') AND (p.item_key IS NOT NULL OR r.record_key IS NOT NULL) ORDER BY o.seq`, [ws])
-  return r.rows
+  // The item's number and title are the project store's.
+  const items = await itemHeadlines(db, ws, [...new Set(r.rows.flatMap((o) => (o.item_id === null ? [] : [o.item_id])))])
+  return r.rows.map((o) => {
+    const i = o.item_id === null ? undefined : items.get(o.item_id)
+    // The keys in the order the one joined statement gave them.
+    const { record_id, ...head } = o
+    return { ...head, number: i?.number ?? null, title: i?.title ?? null, record_id }
+  })
 }
 
 export async function counts(db: Sql, ws: string): Promise<{ pending: number; conflicts: number }> {

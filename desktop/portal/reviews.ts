@@ -3,7 +3,7 @@
 // value. Keeping the portal's writes it locally; keeping the desktop's makes
 // the portal's value the agreed base, so the next round sends the local one.
 import type { Database } from '../../core/index.ts'
-import { writeLocal } from './catalogues.ts'
+import { statusBoard, writeCatalogueEntry } from '../../workspace/index.ts'
 
 export interface Review {
   id: string
@@ -27,10 +27,8 @@ export async function resolveReview(db: Database, ws: string, id: string, keep: 
     const rev = r.rows[0]
     if (rev === undefined) return false
     if (keep === 'portal') {
-      const board = rev.kind === 'status'
-        ? (await tx.query<{ board_id: string }>('SELECT board_id FROM project_statuses WHERE id = $1', [rev.entry_id])).rows[0]?.board_id
-        : undefined
-      await writeLocal(tx, ws, rev.kind, rev.entry_id, rev.portal_value, board)
+      const board = rev.kind === 'status' ? await statusBoard(tx, rev.entry_id) : undefined
+      await writeCatalogueEntry(tx, ws, rev.kind, rev.entry_id, rev.portal_value, board)
     }
     await tx.query(
       `INSERT INTO portal_catalogue_base (workspace_id, kind, id, value) VALUES ($1, $2, $3, $4)

@@ -5,13 +5,14 @@ import type { Database } from '../../core/index.ts'
 import { BadRequestError, NotFoundError, SecretKeyMissingError } from '../../core/index.ts'
 import { PortalNotConnectedError, PortalOfflineError, PortalRefusedError } from '../errors.ts'
 import { SecretBox } from '../../core/index.ts'
-import { ensureProject, forgetSharedIds } from '../../workspace/index.ts'
+import { ensureProject, forgetSharedIds, resourceSummaries } from '../../workspace/index.ts'
+import { isPortalNotification } from '../../alerting/index.ts'
 import { PortalRefusal, PortalUnreachable, portalCall, TAXONOMY_FEATURE, type PortalTarget } from './client.ts'
 import { deleteConnection, openToken, readConnection, recordOutcome, saveConnection } from './connection.ts'
 import { PortalSync, type PortalSyncOptions, type RoundResult } from './engine.ts'
 import { counts, listAttention, resolveOp } from './outbox.ts'
 import { listReviews, resolveReview } from './reviews.ts'
-import { isPortalNotification, portalNotificationAction, portalReadAll, refreshPortalNotifications, type PortalAction } from './notifications.ts'
+import { portalNotificationAction, portalReadAll, refreshPortalNotifications, type PortalAction } from './notifications.ts'
 
 export interface ConnectInput {
   url: string
@@ -150,8 +151,7 @@ export class PortalService {
   }
 
   async #localResource(ws: string, resourceId: string): Promise<{ external_id: string }> {
-    const r = await this.#db.query<{ external_id: string }>('SELECT external_id FROM resources WHERE workspace_id = $1 AND id = $2', [ws, resourceId.toLowerCase()])
-    const local = r.rows[0]
+    const local = (await resourceSummaries(this.#db, ws, [resourceId.toLowerCase()])).get(resourceId.toLowerCase())
     if (local === undefined) throw new NotFoundError(`resource ${resourceId}`)
     return local
   }

@@ -222,5 +222,27 @@ export const PROJECT_MIGRATIONS: MigrationSet = {
       name: 'list documents kept on write, list indexes',
       sql: LIST_DOC_SQL,
     },
+    {
+      version: 5,
+      name: 'shared (portal-numbered) workspaces; ids taken over from the portal carry their references',
+      // Made by the portal's migration 1 before version 5 existed: a data directory that ran it finds nothing to add.
+      sql: `
+        -- A shared workspace numbers no task itself: the portal supplies the number.
+        ALTER TABLE project_workspaces ADD COLUMN IF NOT EXISTS portal_shared boolean NOT NULL DEFAULT false;
+        -- Adopting a canonical id rewrites the primary key; references follow it.
+        ALTER TABLE project_comments DROP CONSTRAINT project_comments_item_id_fkey,
+          ADD CONSTRAINT project_comments_item_id_fkey FOREIGN KEY (item_id) REFERENCES project_items(id) ON UPDATE CASCADE;
+        ALTER TABLE project_edges DROP CONSTRAINT project_edges_from_id_fkey,
+          ADD CONSTRAINT project_edges_from_id_fkey FOREIGN KEY (from_id) REFERENCES project_items(id) ON UPDATE CASCADE;
+        ALTER TABLE project_edges DROP CONSTRAINT project_edges_to_id_fkey,
+          ADD CONSTRAINT project_edges_to_id_fkey FOREIGN KEY (to_id) REFERENCES project_items(id) ON UPDATE CASCADE;
+        ALTER TABLE project_items DROP CONSTRAINT project_items_deliverable_fkey,
+          ADD CONSTRAINT project_items_deliverable_fkey FOREIGN KEY (deliverable) REFERENCES project_items(id) ON UPDATE CASCADE;
+        ALTER TABLE project_items DROP CONSTRAINT project_items_board_id_fkey,
+          ADD CONSTRAINT project_items_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
+        ALTER TABLE project_statuses DROP CONSTRAINT project_statuses_board_id_fkey,
+          ADD CONSTRAINT project_statuses_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
+      `,
+    },
   ],
 }

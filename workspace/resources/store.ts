@@ -152,6 +152,14 @@ export async function resourceSummaries(db: Sql, workspaceId: string, ids: reado
   return new Map(r.rows.map((x) => [x.id, { external_id: x.external_id, name: x.name, kind: x.kind }]))
 }
 
+/** The ids of the resources registered under these external ids, by external id (the portal names resources that way). */
+export async function resourceIdsByExternalId(db: Sql, workspaceId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+  if (externalIds.length === 0) return new Map()
+  const r = await db.query<{ id: string; external_id: string }>(
+    'SELECT id, external_id FROM resources WHERE workspace_id = $1 AND external_id = ANY($2::text[])', [workspaceId, [...externalIds]])
+  return new Map(r.rows.map((x) => [x.external_id, x.id]))
+}
+
 export async function resourceExists(db: Sql, workspaceId: string, id: string): Promise<boolean> {
   const r = await db.query('SELECT 1 FROM resources WHERE workspace_id = $1 AND id = $2', [workspaceId, id])
   return r.rows.length > 0

@@ -96,5 +96,20 @@ export const SERVICES_MIGRATIONS: MigrationSet = {
       // A profile (staff id) that is an agent: assignment webhooks name its kind droid.
       sql: 'ALTER TABLE staff_members ADD COLUMN agent boolean NOT NULL DEFAULT false',
     },
+    {
+      version: 3,
+      name: 'the kind of an assignee, for other stages: staff_kind()',
+      // The assignment webhooks (alerting) fix each delivery's assignee kind in the statement that queues it:
+      // this function is how they ask, without naming staff_members (one lookup per queued row, as before).
+      // PL/pgSQL keeps its query's plan for the session; a SQL function with a sub-select is planned per statement.
+      sql: `
+        CREATE OR REPLACE FUNCTION staff_kind(ws uuid, staff integer) RETURNS text LANGUAGE plpgsql STABLE AS $$
+        BEGIN
+          IF staff IS NULL THEN RETURN NULL; END IF;
+          IF EXISTS (SELECT 1 FROM staff_members m WHERE m.workspace_id = ws AND m.staff_id = staff AND m.agent) THEN RETURN 'droid'; END IF;
+          RETURN 'user';
+        END $$;
+      `,
+    },
   ],
 }

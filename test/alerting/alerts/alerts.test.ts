@@ -387,6 +387,23 @@ t.test('policy: revisioned; repeats and escalation fire while unacknowledged and
   await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${rid}/monitoring`, { id: check, enabled: false })
 })
 
+t.test('timers: an incident closed on the monitor before its close is dispatched repeats nothing and leaves the due page', async (t) => {
+  const hookBefore = http.on('/inc-hook').length
+  const check = await tcpCheck(await closedPort())
+  const opened = await lastOn('/inc-hook', hookBefore + 1, (r) => (r.json?.type === 'incident.opened' ? r.json : undefined))
+  const incidentId = opened.incident.id as string
+  // Closed in the monitor's table only: its close is not in the outbox, so alerting's row is still open.
+  await lk.lookout.db.query('UPDATE monitor_incidents SET closed_at = now() WHERE id = $1', [incidentId])
+  const later = () => Date.now() + 30 * 60_000
+  await new AlertDispatcher(lk.lookout.db, { workerId: 'test-closed', now: later }).step()
+  const timed = await lk.lookout.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM alert_deliveries WHERE incident_id = $1 AND reason IN ('repeat', 'escalation')`, [incidentId])
+  t.equal(timed.rows[0]?.n, 0, 'no reminder and no escalation for an incident the monitor closed')
+  const row = await lk.lookout.db.query('SELECT repeats, next_repeat_at, next_escalation_at FROM alert_incidents WHERE incident_id = $1', [incidentId])
+  t.match(row.rows[0], { repeats: 0, next_repeat_at: null, next_escalation_at: null }, 'its timers stop')
+  await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${rid}/monitoring`, { id: check, enabled: false })
+})
+
 t.test('email: alerts go over SMTP; a 4xx reply is retried, a 5xx reply fails the delivery', async (t) => {
   const address = 'pager@example.com'
   const n = smtp.mails.length

@@ -66,3 +66,11 @@ export async function ensureProject(db: Database, workspaceId: string): Promise<
 export async function markPortalShared(db: Sql, workspaceId: string): Promise<void> {
   await db.query('UPDATE project_workspaces SET portal_shared = true WHERE workspace_id = $1 AND NOT portal_shared', [workspaceId])
 }
+
+/** No longer shared with a portal: local numbering resumes after the highest number the workspace holds. */
+export async function unmarkPortalShared(db: Sql, workspaceId: string): Promise<void> {
+  await db.query(
+    `UPDATE project_workspaces w SET portal_shared = false,
+       next_number = GREATEST(w.next_number, (SELECT coalesce(max(number), 0) + 1 FROM project_items i WHERE i.workspace_id = w.workspace_id))
+     WHERE workspace_id = $1`, [workspaceId])
+}

@@ -1,5 +1,5 @@
-// The assignment outbox's event types: their own module, so the webhook fan-out
-// (fanout.ts) and the outbox writer (events.ts) do not import each other.
+// The assignment outbox's event types: their own module, read by the outbox
+// writer (events.ts) and, for the subscribable ones, by alerting's webhooks.
 export const PROJECT_EVENT_TYPES = {
   assignmentChanged: 'task.assignment.changed',
   deleted: 'task.deleted',

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../../core/index.ts'
 import { actorJson, type Actor } from './context.ts'
-import { enqueueWebhookDeliveries } from './fanout.ts'
+import { fanOutAssignment } from './fanout.ts'
 import type { ProjectEventType } from './event-types.ts'
 
 export { PROJECT_EVENT_TYPES, FANNED_OUT_EVENTS, type ProjectEventType } from './event-types.ts'
@@ -29,8 +29,8 @@ export async function recordEvent(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)`,
     [id, workspaceId, type, task.id, task.board_id, task.number, task.revision, task.assignment_revision,
       previousAssignee, assignee, task.origin, actorJson(actor)])
-  // The assignment webhooks' delivery rows commit with the change (workspace/projects/store/fanout.ts).
-  await enqueueWebhookDeliveries(tx, { id, workspaceId, type, task, previousAssignee, assignee })
+  // The assignment webhooks' delivery rows commit with the change (the port of fanout.ts).
+  await fanOutAssignment(tx, { id, workspaceId, type, task, previousAssignee, assignee })
 }
 
 export interface ProjectEvent {
