@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { readProjectEvents } from '../../../workspace/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { key, projectApi, settle } from './project-helpers.ts'
+import { batchParity } from './batch-parity.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -65,6 +66,8 @@ t.test('task batches (Lookout extension): each item idempotent by its own key, r
   t.equal(full.status, 200, '100 items')
   t.ok(full.body.items.every((x: any) => x.status === 201))
 })
+
+t.test('a batch makes what the same items make one by one: tasks, numbers, activity, events, refusals, replays', (t) => batchParity(t, lk, api))
 
 t.test('a replay returns the original body even after the task changed', async (t) => {
   const body = { idempotency_key: key(), title: 'original' }
