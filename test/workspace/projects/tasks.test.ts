@@ -7,6 +7,7 @@ import { readProjectEvents } from '../../../workspace/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { key, projectApi, settle } from './project-helpers.ts'
 import { batchParity } from './batch-parity.ts'
+import { CREATE_BATCH_BYTES, cutBatches } from '../../../desktop/portal/push-batch.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -65,6 +66,20 @@ t.test('task batches (Lookout extension): each item idempotent by its own key, r
   const full = await lk.req('POST', `${P}/tasks/batch`, many(100))
   t.equal(full.status, 200, '100 items')
   t.ok(full.body.items.every((x: any) => x.status === 201))
+})
+
+t.test('100 tasks of the largest size are more than a request takes: the desktop cuts its batches by size', async (t) => {
+  // Two-byte characters at every length limit: about 20 KB an item.
+  const items = Array.from({ length: 100 }, () => ({ idempotency_key: key(), title: 'é'.repeat(160), description: 'é'.repeat(6000), acceptance: 'é'.repeat(4000) }))
+  const whole = await lk.req('POST', `${P}/tasks/batch`, { items })
+  t.equal(whole.status, 413, 'one request is over the body limit')
+  const chunks = cutBatches(items.map((item) => ({ item, bytes: Buffer.byteLength(JSON.stringify(item)) + 1 })), CREATE_BATCH_BYTES)
+  t.ok(chunks.length > 1, `${chunks.length} batches`)
+  for (const chunk of chunks) {
+    const r = await lk.req('POST', `${P}/tasks/batch`, { items: chunk.map((x) => x.item) })
+    t.equal(r.status, 200, `a batch of ${chunk.length}`)
+    t.ok(r.body.items.every((x: { status: number }) => x.status === 201))
+  }
 })
 
 t.test('a batch makes what the same items make one by one: tasks, numbers, activity, events, refusals, replays', (t) => batchParity(t, lk, api))
