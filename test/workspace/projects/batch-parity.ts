@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Test } from 'tap'
 import { readProjectEvents } from '../../../workspace/internal.ts'
+import { createSubscription, updateSubscription } from '../../../alerting/index.ts'
 import type { TestLookout } from '../../helpers/lookout.ts'
 import { key, type ProjectApi } from './project-helpers.ts'
 
@@ -59,8 +60,19 @@ async function eventsOf(lk: TestLookout, ids: string[]): Promise<unknown[]> {
   return events.map(({ seq: _s, id: _i, occurred_at: _o, task_id, task_number: _n, ...e }) => ({ task: ids.indexOf(task_id), ...e }))
 }
 
+async function deliveriesOf(lk: TestLookout, ids: string[]): Promise<unknown[]> {
+  const r = await lk.lookout.db.query<{ task_id: string }>(
+    `SELECT task_id, event_type, previous_assignee, assignee, assignee_kind, task_revision FROM webhook_deliveries WHERE task_id = ANY($1::uuid[]) ORDER BY task_id`, [ids])
+  return r.rows.map(({ task_id, ...d }) => ({ task: ids.indexOf(task_id), ...d })).sort((a, b) => a.task - b.task)
+}
+
 export async function batchParity(t: Test, lk: TestLookout, api: ProjectApi): Promise<void> {
   const P = api.P
+  // An enabled assignment webhook for one of the assignees: its delivery rows are written with the events (nothing listens on port 9).
+  const { subscription } = await createSubscription(lk.lookout.db, lk.workspaceId, { url: 'http://127.0.0.1:9/hook', assignee_ids: [9] }, undefined)
+  const on = await updateSubscription(lk.lookout.db, lk.workspaceId, subscription.id, { generation: subscription.generation, enabled: true }, undefined, Date.now())
+  // Disabled afterwards (its failing deliveries are cancelled), not deleted: attempts may already name its deliveries.
+  t.teardown(() => updateSubscription(lk.lookout.db, lk.workspaceId, subscription.id, { generation: on.subscription.generation, enabled: false }, undefined, Date.now()))
   const reusedOne = { idempotency_key: key(), title: 'first content' }
   const reusedBatch = { idempotency_key: key(), title: 'first content' }
   t.equal((await lk.req('POST', `${P}/tasks`, reusedOne)).status, 201)
@@ -89,6 +101,9 @@ export async function batchParity(t: Test, lk: TestLookout, api: ProjectApi): Pr
   const events = await eventsOf(lk, ids(batched))
   t.equal(events.length, 2, 'assignment events of the two assigned tasks')
   t.same(norm(events), norm(await eventsOf(lk, ids(single))), 'the same assignment events')
+  const deliveries = await deliveriesOf(lk, ids(batched))
+  t.equal(deliveries.length, 1, 'one delivery: the subscription names one of the assignees')
+  t.same(deliveries, await deliveriesOf(lk, ids(single)), 'the same webhook deliveries')
   const refused = batched.filter((r) => r.status === 422).map((r) => r.detail?.[0]?.loc)
   t.same(refused.map((l) => l?.slice(0, 3)), [['body', 'items', 4], ['body', 'items', 6], ['body', 'items', 9]], 'refusals located at their items')
 }

@@ -4,7 +4,8 @@
 // runs a fixed number of statements instead of a dozen per item: the embedded
 // PostgreSQL's cost is per statement. One claim of every key, one read per
 // kind of reference, one number range, one multi-row insert of the tasks, one
-// of their activity entries, one write of the answers. Everything commits
+// of their activity entries, one of the assignment events (and one of their
+// webhook deliveries) when tasks are assigned, one write of the answers. Everything commits
 // together: a failure of the server itself (or a crash) leaves none of them.
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../../core/index.ts'
@@ -12,7 +13,7 @@ import { IdempotencyConflictError } from '../../errors.ts'
 import { recordActivities } from './activity.ts'
 import type { ProjectCtx } from './context.ts'
 import { ensureProject } from './defaults.ts'
-import { PROJECT_EVENT_TYPES, recordEvent } from './events.ts'
+import { PROJECT_EVENT_TYPES, recordEvents } from './events.ts'
 import { requestHash, type Outcome } from './idempotency.ts'
 import { ITEM_COLS, toTask, type ItemRow, type TaskView } from './items.ts'
 import {
@@ -72,7 +73,8 @@ async function createRun(tx: Sql, ctx: ProjectCtx, defaultBoard: string, items: 
   const rows = await insertTasks(tx, ctx, valid)
   await recordActivities(tx, ws, ctx.actor, rows.map(creationEntry))
   // Creating an assigned task counts as an assignment change.
-  for (const row of rows) if (row.assignee !== null) await recordEvent(tx, ws, ctx.actor, PROJECT_EVENT_TYPES.assignmentChanged, row, null, row.assignee)
+  await recordEvents(tx, ws, ctx.actor, PROJECT_EVENT_TYPES.assignmentChanged,
+    rows.filter((row) => row.assignee !== null).map((row) => ({ task: row, previousAssignee: null, assignee: row.assignee })))
   const bodies = rows.map(toTask)
   await tx.query(
     `UPDATE project_idempotency p SET status = 201, response = v.response FROM unnest($2::text[], $3::text[]) AS v(key, response)
