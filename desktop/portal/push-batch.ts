@@ -13,7 +13,7 @@ import { itemFieldsOf, TAXONOMY_FIELDS } from './task-fields.ts'
 
 export const BATCH_FEATURE = 'task-batch-v1'
 /** Creations per batch request (the cloud's limit, TASK_BATCH_MAX). */
-export const CREATE_BATCH = 100
+export const CREATE_BATCH = 250
 /**
  * Bytes of JSON per batch request: the cloud takes bodies up to 1 MiB, and 100
  * tasks with long descriptions can be more, so a batch is cut before it (an

@@ -17,7 +17,7 @@ import { tracePoint } from './trace.ts'
 import { CLOUD_WRITE, P, ctxOf, parts, type ProjectRouteOptions } from './common.ts'
 
 /** The most creations one batch carries. */
-export const TASK_BATCH_MAX = 100
+export const TASK_BATCH_MAX = 250
 
 const TASK_BATCH = {
   type: 'object',

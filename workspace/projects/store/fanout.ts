@@ -30,14 +30,14 @@ const KIND = `(CASE WHEN $U::int IS NULL THEN NULL
 /** Columns (or parameters) of the event(s) a delivery insert reads. */
 interface EventRefs { id: string; type: string; task: string; board: string; revision: string; prev: string; assignee: string }
 
-/** The delivery rows of the events in `from` (followed by the subscriptions), for the workspace $1. */
-function deliveriesSql(from: string, v: EventRefs): string {
+/** The delivery rows of the event in parameters, or of the events `join`ed to the subscriptions, for the workspace $1. */
+function deliveriesSql(join: string, v: EventRefs): string {
   // now() is the transaction's timestamp: the same instant project_events recorded as occurred_at.
   return `INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, generation, event_id, event_type, occurred_at, task_id, board_id,
        task_revision, previous_assignee, assignee, next_attempt_at, created_at, previous_assignee_kind, assignee_kind)
      SELECT gen_random_uuid(), s.workspace_id, s.id, s.generation, ${v.id}, ${v.type}, now(), ${v.task}, ${v.board}, ${v.revision}, ${v.prev}, ${v.assignee}, now(), now(),
        ${KIND.replaceAll('$U', v.prev)}, ${KIND.replaceAll('$U', v.assignee)}
-     FROM ${from} webhook_subscriptions s
+     FROM webhook_subscriptions s${join}
      WHERE s.workspace_id = $1::uuid AND s.enabled AND ${v.type} = ANY(s.events)
        AND (s.board_ids IS NULL OR ${v.board} = ANY(s.board_ids))
        AND (s.assignee_ids IS NULL OR ${v.prev} = ANY(s.assignee_ids) OR ${v.assignee} = ANY(s.assignee_ids))
@@ -46,7 +46,7 @@ function deliveriesSql(from: string, v: EventRefs): string {
 
 const ONE = deliveriesSql('', { id: '$2::uuid', type: '$3::text', task: '$4::uuid', board: '$5::uuid', revision: '$6::int', prev: '$7::int', assignee: '$8::int' })
 const MANY = deliveriesSql(
-  `jsonb_to_recordset($2::jsonb) AS v(id uuid, type text, task_id uuid, board_id uuid, task_revision integer, previous_assignee integer, assignee integer),`,
+  ` CROSS JOIN jsonb_to_recordset($2::jsonb) AS v(id uuid, type text, task_id uuid, board_id uuid, task_revision integer, previous_assignee integer, assignee integer)`,
   { id: 'v.id', type: 'v.type', task: 'v.task_id', board: 'v.board_id', revision: 'v.task_revision', prev: 'v.previous_assignee', assignee: 'v.assignee' })
 
 const fannedOut = (e: AssignmentEvent) => e.task.origin === 'local' && (FANNED_OUT_EVENTS as readonly string[]).includes(e.type)
