@@ -1,6 +1,5 @@
 // Public surface of the core stage: what other stages use.
 export { openPglite, openPostgres, migrate } from './db/index.ts'
-export { savepointDatabase } from './db/savepoints.ts'
 export type { Database, Sql, MigrationSet } from './db/index.ts'
 export { InvalidOptionError, RequestInvalid, ConflictError, NotFoundError, BadRequestError, ForbiddenError, SecretKeyMissingError, BAD_REQUEST_CODE } from './errors.ts'
 export { createAjv } from './ajv.ts'

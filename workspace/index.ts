@@ -69,6 +69,7 @@ export { insertNote, noteChanges, createNote, updateNote } from './projects/stor
 export type { NoteCreateInput, NoteUpdateInput } from './projects/store/notes.ts'
 export { insertTask, taskChanges, createTask, deleteItem, moveTask, updateTask } from './projects/store/tasks.ts'
 export type { TaskCreateInput, TaskMoveInput, TaskUpdateInput } from './projects/store/tasks.ts'
+export { createTasks } from './projects/store/task-batch.ts'
 export { createTicket, getTicket, replyToTicket } from './projects/store/tickets.ts'
 export type { ReplyInput, TicketCreateInput } from './projects/store/tickets.ts'
 export { GitError, GitMissing } from './repository/git.ts'

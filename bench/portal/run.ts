@@ -18,6 +18,8 @@ const PUSH = Number(process.env.BENCH_PUSH_TASKS ?? 10_000)
 const KILL_BATCH = Number(process.env.BENCH_KILL_TASKS ?? 2_000)
 const PULL = Number(process.env.BENCH_PULL_TASKS ?? 2_000)
 const CONCURRENCY = 16
+// BENCH_PROFILE_DIR=dir: both services run with --cpu-prof into dir and stop (SIGTERM, so the profiles are written) after the round.
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
 
 const base = mkdtempSync(join(tmpdir(), 'lookout-bench-portal-'))
 chmodSync(base, 0o755)
@@ -36,7 +38,8 @@ const freePort = () => new Promise<number>((resolve) => {
 })
 
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['deploy/lookout.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const prof = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${args[0]}.cpuprofile`]
+  const child = spawn(process.execPath, [...prof, 'deploy/lookout.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(child)
   return new Promise((resolve, reject) => {
     let out = ''
@@ -181,6 +184,11 @@ if (ROUND > 0) {
   }
   process.stdout.write(`round of ${ROUND} tasks: ${roundS.toFixed(2)} s; CPU per task: cloud ${cloudMs.toFixed(2)} ms, desktop ${deskMs.toFixed(2)} ms; `
     + `raw baseline ${raw.s.toFixed(2)} s, ${raw.cpu_ms_per_row.toFixed(3)} ms per row (round ${(roundS / raw.s).toFixed(1)}x); load ${loadavg()[0]?.toFixed(2)}\n`)
+}
+if (PROFILE_DIR !== undefined) {
+  await Promise.all([cloud, desktopStart.child].map((ch) => new Promise((r) => { ch.once('exit', r); ch.kill('SIGTERM') })))
+  process.stdout.write(`profiles in ${PROFILE_DIR}\n`)
+  process.exit(0)
 }
 
 // 1. Push: offline tasks (disconnected), then connect again (which starts a round) and rounds until nothing is pending.

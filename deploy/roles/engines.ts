@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import { Broker, migrateLogStore, openLogStore, type LogStore } from '../../ingest/index.ts'
 import { PG_MIGRATIONS } from '../migrations.ts'
 import { plugAssignmentFanout } from '../../workspace/index.ts'
-import { enqueueWebhookDeliveries } from '../../alerting/index.ts'
+import { webhookFanout } from '../../alerting/index.ts'
 import { migrate, openPglite, openPostgres, type Database } from '../../core/index.ts'
 import type { LookoutMetrics } from '../../metrics/index.ts'
 import type { LookoutConfig } from '../config.ts'
@@ -63,7 +63,7 @@ export async function startEngines(
   cleanups.add(() => db.close())
   await migrate(db, PG_MIGRATIONS)
   // The ports a stage declares and a higher one implements, plugged where the process is composed.
-  plugAssignmentFanout(enqueueWebhookDeliveries)
+  plugAssignmentFanout(webhookFanout)
   if (secretKeyFile) config = await withSecretKey(config, db, log)
   return { config, nats, broker, store, db }
 }

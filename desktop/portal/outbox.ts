@@ -2,7 +2,6 @@
 // own idempotency key, kept until the portal acknowledged them. Capture
 // compares each task with what the outbox already holds for it (`captured`),
 // so any number of offline edits become one create plus the later differences.
-import { randomUUID } from 'node:crypto'
 import type { Database, Sql } from '../../core/index.ts'
 import { itemHeadlines, itemsChangedSince } from '../../workspace/index.ts'
 import { changedFields, itemFieldsOf } from './task-fields.ts'
@@ -45,45 +44,69 @@ export async function capture(db: Database, ws: string): Promise<number> {
     const prior = again.length === 0 ? [] : (await tx.query<{ local_id: string; item_key: string; captured: Record<string, unknown> }>(
       'SELECT local_id, item_key, captured FROM portal_items WHERE workspace_id = $1 AND local_id = ANY($2::uuid[])', [ws, again])).rows
     const byId = new Map(prior.map((p) => [p.local_id, p]))
-    let n = 0
+    // Written in one statement per table at the end (a backlog of thousands of items is thousands of rows, not statements).
+    const items: { key: string; captured: string; revision: number; type: string; known: boolean }[] = []
+    const ops: NewOp[] = []
     for (const x of changed) {
       const p = byId.get(x.id)
       const row = { ...x, captured: p?.captured ?? null, item_key: p?.item_key ?? null }
       const now = itemFieldsOf(row.item_type, row)
+      const kind = row.item_type === 'deliverable' ? 'deliverable' : 'item'
       if (row.item_key === null) {
         // A creation carries the fields the portal's create takes; the work state follows as actions (an update).
         const { archived: _a, deleted: _d, state: _s, blocked_reason: _b, ...create } = now
         const created = row.item_type === 'note' ? { ...now, archived: false, deleted: false } : { ...now, archived: false, deleted: false, state: 'open', blocked_reason: '' }
-        const kind = row.item_type === 'deliverable' ? 'deliverable' : 'item'
-        await tx.query(
-          'INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision, item_type) VALUES ($1, $2, $2, $3, $4, $5)',
-          [ws, row.id, JSON.stringify(now), row.revision, row.item_type])
-        await enqueue(tx, ws, row.id, 'create', create, kind)
-        n++
+        items.push({ key: row.id, captured: JSON.stringify(now), revision: row.revision, type: row.item_type, known: false })
+        ops.push({ itemKey: row.id, op: 'create', payload: create, kind })
         const rest = changedFields(created, now)
-        if (Object.keys(rest).length > 0) {
-          await enqueue(tx, ws, row.id, 'update', rest, kind)
-          n++
-        }
+        if (Object.keys(rest).length > 0) ops.push({ itemKey: row.id, op: 'update', payload: rest, kind })
         continue
       }
       // A task captured before the deliverable link was synced holds none: no link is no change.
       const diff = changedFields(row.item_type === 'task' ? { deliverable: null, ...row.captured } : row.captured ?? {}, now)
       // Blocking needs its reason, even one equal to an earlier block's.
       if (diff.state === 'blocked') diff.blocked_reason = now.blocked_reason
-      await tx.query('UPDATE portal_items SET captured = $3, captured_revision = $4 WHERE workspace_id = $1 AND item_key = $2',
-        [ws, row.item_key, JSON.stringify(now), row.revision])
-      if (Object.keys(diff).length === 0) continue
-      await enqueue(tx, ws, row.item_key, 'update', diff, row.item_type === 'deliverable' ? 'deliverable' : 'item')
-      n++
+      items.push({ key: row.item_key, captured: JSON.stringify(now), revision: row.revision, type: row.item_type, known: true })
+      if (Object.keys(diff).length > 0) ops.push({ itemKey: row.item_key, op: 'update', payload: diff, kind })
     }
-    return n
+    const fresh = items.filter((x) => !x.known)
+    const recaptured = items.filter((x) => x.known)
+    if (fresh.length > 0) {
+      await tx.query(
+        `INSERT INTO portal_items (workspace_id, item_key, local_id, captured, captured_revision, item_type)
+         SELECT $1, v.key, v.key, v.captured::jsonb, v.revision, v.type FROM unnest($2::uuid[], $3::text[], $4::integer[], $5::text[]) AS v(key, captured, revision, type)`,
+        [ws, fresh.map((x) => x.key), fresh.map((x) => x.captured), fresh.map((x) => x.revision), fresh.map((x) => x.type)])
+    }
+    if (recaptured.length > 0) {
+      await tx.query(
+        `UPDATE portal_items p SET captured = v.captured::jsonb, captured_revision = v.revision
+         FROM unnest($2::uuid[], $3::text[], $4::integer[]) AS v(key, captured, revision) WHERE p.workspace_id = $1 AND p.item_key = v.key`,
+        [ws, recaptured.map((x) => x.key), recaptured.map((x) => x.captured), recaptured.map((x) => x.revision)])
+    }
+    await enqueueAll(tx, ws, ops)
+    return ops.length
   })
 }
 
+export interface NewOp {
+  itemKey: string
+  op: 'create' | 'update'
+  payload: Record<string, unknown>
+  kind: OpKind
+}
+
 export async function enqueue(tx: Sql, ws: string, itemKey: string, op: 'create' | 'update', payload: Record<string, unknown>, kind: OpKind = 'item'): Promise<void> {
-  await tx.query('INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key, kind) VALUES ($1, $2, $3, $4, $5, $6)',
-    [ws, itemKey, op, JSON.stringify(payload), randomUUID(), kind])
+  await enqueueAll(tx, ws, [{ itemKey, op, payload, kind }])
+}
+
+/** Operations in one statement, their sequence numbers in the given order, each with a fresh idempotency key. */
+export async function enqueueAll(tx: Sql, ws: string, ops: readonly NewOp[]): Promise<void> {
+  if (ops.length === 0) return
+  await tx.query(
+    `INSERT INTO portal_outbox (workspace_id, item_key, op, payload, idempotency_key, kind)
+     SELECT $1, v.item_key, v.op, v.payload::jsonb, gen_random_uuid(), v.kind
+     FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS v(item_key, op, payload, kind, ord) ORDER BY v.ord`,
+    [ws, ops.map((o) => o.itemKey), ops.map((o) => o.op), ops.map((o) => JSON.stringify(o.payload)), ops.map((o) => o.kind)])
 }
 
 /**

@@ -58,10 +58,20 @@ async function allItems(c: PullContext, each: (t: PortalTask, type: ItemType) =>
     let cursor: string | undefined
     do {
       const r = await portalCall<Page<PortalTask>>(c.target, 'GET', `/v1/workspaces/${c.portalWs}/${what}`, undefined, { query: { limit: 100, cursor, ...filter } })
-      for (const t of r.body.items) await each(t, TYPE_OF[what])
+      // The revisions this desktop holds, read once per page: a record it already has at that revision costs no transaction.
+      const known = await knownRevisions(c, r.body.items.map((t) => t.id))
+      for (const t of r.body.items) if (!((known.get(t.id) ?? -1) >= t.revision)) await each(t, TYPE_OF[what])
       cursor = r.body.next_cursor ?? undefined
     } while (cursor !== undefined)
   }
+}
+
+/** The portal revision this desktop last agreed on, of each of these portal items it holds. */
+async function knownRevisions(c: PullContext, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map()
+  const r = await c.db.query<{ portal_id: string; portal_revision: number }>(
+    'SELECT portal_id, portal_revision FROM portal_items WHERE workspace_id = $1 AND portal_id = ANY($2::uuid[]) AND portal_revision IS NOT NULL', [c.ws, ids])
+  return new Map(r.rows.map((x) => [x.portal_id, x.portal_revision]))
 }
 
 /** One pull; returns how many tasks were written locally and the new cursor. */

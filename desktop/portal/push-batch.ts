@@ -13,7 +13,13 @@ import { itemFieldsOf, TAXONOMY_FIELDS } from './task-fields.ts'
 
 export const BATCH_FEATURE = 'task-batch-v1'
 /** Creations per batch request (the cloud's limit, TASK_BATCH_MAX). */
-export const CREATE_BATCH = 100
+export const CREATE_BATCH = 250
+/**
+ * Bytes of JSON per batch request: the cloud takes bodies up to 1 MiB, and 100
+ * tasks with long descriptions can be more, so a batch is cut before it (an
+ * item alone is far below it).
+ */
+export const CREATE_BATCH_BYTES = 768 * 1024
 
 type ItemResult = { status: number; task?: PortalTask; detail?: { msg?: string }[] }
 
@@ -27,16 +33,43 @@ export async function batchableCreates(db: Database, ws: string, ops: readonly O
   return new Set(ops.filter((o) => o.op === 'create' && tasks.has(o.item_key)))
 }
 
-/** Sends the creations as one batch and settles each; returns how many the portal took. Throws PortalUnreachable. */
+/** Sends the creations in batches (CREATE_BATCH_BYTES at most each) and settles each; returns how many the portal took. Throws PortalUnreachable. */
 export async function pushCreateBatch(c: PushContext, ops: readonly OutboxOp[]): Promise<number> {
   const items = ops.map((op) => {
     const { archived: _a, deleted: _d, state: _s, blocked_reason: _b, ...fields } = op.payload
     if (!c.taxonomy) for (const f of TAXONOMY_FIELDS) delete fields[f]
-    return { idempotency_key: op.idempotency_key, ...fields }
+    const item = { idempotency_key: op.idempotency_key, ...fields }
+    return { op, item, bytes: Buffer.byteLength(JSON.stringify(item)) + 1 }
   })
+  let n = 0
+  for (const chunk of cutBatches(items, CREATE_BATCH_BYTES)) n += await sendBatch(c, chunk)
+  return n
+}
+
+/** Consecutive runs of items of at most `max` bytes together (an item larger than that alone). */
+export function cutBatches<T extends { bytes: number }>(items: readonly T[], max: number): T[][] {
+  const out: T[][] = []
+  let chunk: T[] = []
+  let bytes = 0
+  for (const x of items) {
+    if (chunk.length > 0 && bytes + x.bytes > max) {
+      out.push(chunk)
+      chunk = []
+      bytes = 0
+    }
+    chunk.push(x)
+    bytes += x.bytes
+  }
+  if (chunk.length > 0) out.push(chunk)
+  return out
+}
+
+/** One batch request, its answers adopted in one local transaction. */
+async function sendBatch(c: PushContext, chunk: readonly { op: OutboxOp; item: Record<string, unknown> }[]): Promise<number> {
+  const ops = chunk.map((x) => x.op)
   let results: ItemResult[]
   try {
-    results = (await portalCall<{ items: ItemResult[] }>(c.target, 'POST', `/v1/workspaces/${c.portalWs}/tasks/batch`, { items }, { timeoutMs: 60_000 })).body.items
+    results = (await portalCall<{ items: ItemResult[] }>(c.target, 'POST', `/v1/workspaces/${c.portalWs}/tasks/batch`, { items: chunk.map((x) => x.item) }, { timeoutMs: 60_000 })).body.items
   } catch (err) {
     if (err instanceof PortalRefusal) throw err
     for (const op of ops) await noteAttempt(c.db, c.ws, op.seq, (err as Error).message)

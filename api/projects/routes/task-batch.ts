@@ -2,22 +2,22 @@
 // creation in batches, `POST /v1/workspaces/{ws}/tasks/batch` `{items: [TaskCreate]}`,
 // 1..TASK_BATCH_MAX items. Each item is the single creation (`POST …/tasks`):
 // its own idempotency key (a replay answers 200 with the first answer, never a
-// second task) in its own savepoint, so one refused item does not refuse the
-// others. The answer lists one result per item, in order: `{status: 201|200,
-// task}` or `{status: 4xx, detail}`. The items share one commit: a failure of
-// the server itself (5xx) or a crash leaves none of them, and the resent batch
-// makes them all. A connected desktop pushes its offline creations this way
-// (deploy/PORTAL.md, feature task-batch-v1).
+// second task), and one refused item does not refuse the others. The answer
+// lists one result per item, in order: `{status: 201|200, task}` or
+// `{status: 4xx, detail}`. The items share one commit: a failure of the server
+// itself (5xx) or a crash leaves none of them, and the resent batch makes them
+// all. The store writes a batch in a few multi-row statements (createTasks). A
+// connected desktop pushes its offline creations this way (deploy/PORTAL.md,
+// feature task-batch-v1).
 import type { FastifyInstance } from 'fastify'
 import { TASK_CREATE, WORKSPACE_PARAMS } from '../../../workspace/index.ts'
-import { createTask, type TaskCreateInput } from '../../../workspace/index.ts'
-import { savepointDatabase, type DetailItem } from '../../../core/index.ts'
-import { ensureProject } from '../../../workspace/index.ts'
+import { createTasks, type TaskCreateInput } from '../../../workspace/index.ts'
+import type { DetailItem } from '../../../core/index.ts'
 import { tracePoint } from './trace.ts'
 import { CLOUD_WRITE, P, ctxOf, parts, type ProjectRouteOptions } from './common.ts'
 
 /** The most creations one batch carries. */
-export const TASK_BATCH_MAX = 100
+export const TASK_BATCH_MAX = 250
 
 const TASK_BATCH = {
   type: 'object',
@@ -33,36 +33,24 @@ export async function taskBatchRoutes(app: FastifyInstance, { db }: ProjectRoute
     config: CLOUD_WRITE,
     schema: {
       summary: `Create up to ${TASK_BATCH_MAX} tasks in one request (Lookout extension, feature task-batch-v1)`,
-      description: 'Each item is a TaskCreate with its own idempotency key and transaction: `{items: [{status: 201, task} | {status: 200, task} (replay) | {status: 4xx, detail}]}` in order. '
+      description: 'Each item is a TaskCreate with its own idempotency key: `{items: [{status: 201, task} | {status: 200, task} (replay) | {status: 4xx, detail}]}` in order; '
+        + 'a refused item refuses only itself. '
         + `More than ${TASK_BATCH_MAX} items, or none: 422.`,
       'x-lookout-extension': true, params: WORKSPACE_PARAMS, body: TASK_BATCH,
     },
   }, async (req) => {
     const { items } = parts<{ items: TaskCreateInput[] }>(req).body
-    const ctx = ctxOf(req, db)
-    // The project area first, outside the batch (its cache must not remember a board a rolled-back batch made).
-    await ensureProject(db, ctx.workspaceId)
-    const out: unknown[] = []
-    const created: string[] = []
     for (const item of items) await tracePoint('begin', item.idempotency_key)
-    await db.transaction(async (tx) => {
-      // Each item in its own savepoint: one commit for the batch, one refusal rolls back only its item.
-      const inner = { ...ctx, db: savepointDatabase(tx, db) }
-      for (let i = 0; i < items.length; i++) {
-        const item = items[i] as TaskCreateInput
-        try {
-          const r = await createTask(inner, item, ['body', 'items', i])
-          if (!r.replay) created.push(item.idempotency_key)
-          out.push({ status: r.status, task: r.body })
-        } catch (err) {
-          const e = err as ItemError
-          const status = e.statusCode
-          if (status === undefined || status >= 500) throw err
-          out.push({ status, detail: e.details ?? [{ loc: ['body', 'items', i], msg: e.message, type: e.code ?? 'refused' }] })
-        }
-      }
+    const results = await createTasks(ctxOf(req, db), items, ['body', 'items'])
+    const out = results.map((r, i) => {
+      if ('ok' in r) return { status: r.ok.status, task: r.ok.body }
+      const e = r.error as ItemError
+      return { status: e.statusCode, detail: e.details ?? [{ loc: ['body', 'items', i], msg: e.message, type: e.code ?? 'refused' }] }
     })
-    for (const key of created) await tracePoint('committed', key)
+    for (let i = 0; i < items.length; i++) {
+      const r = results[i]
+      if (r !== undefined && 'ok' in r && !r.ok.replay) await tracePoint('committed', (items[i] as TaskCreateInput).idempotency_key)
+    }
     return { items: out }
   })
 }

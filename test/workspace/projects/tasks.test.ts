@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto'
 import { readProjectEvents } from '../../../workspace/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { key, projectApi, settle } from './project-helpers.ts'
+import { batchParity } from './batch-parity.ts'
+import { CREATE_BATCH, CREATE_BATCH_BYTES, cutBatches } from '../../../desktop/portal/push-batch.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -37,7 +39,7 @@ t.test('create: 201, defaults, a sequential number; identical replay 200 with th
   t.equal(other.status, 409, 'a key is one operation, whatever the route')
 })
 
-t.test('task batches (Lookout extension): each item idempotent by its own key, refusals in their place, 1..100 items', async (t) => {
+t.test('task batches (Lookout extension): each item idempotent by its own key, refusals in their place, 1..TASK_BATCH_MAX (250) items', async (t) => {
   const items = [0, 1, 2].map((i) => ({ idempotency_key: key(), title: `batched ${i}` }))
   const bad = { idempotency_key: key(), title: 'bad status', status_id: randomUUID() }
   const first = await lk.req('POST', `${P}/tasks/batch`, { items: [...items, bad] })
@@ -56,15 +58,33 @@ t.test('task batches (Lookout extension): each item idempotent by its own key, r
   const changed = await lk.req('POST', `${P}/tasks/batch`, { items: [{ ...items[1], title: 'other content' }] })
   t.equal(changed.body.items[0].status, 409, 'a key reused with other content')
   const many = (n: number) => ({ items: Array.from({ length: n }, (_, i) => ({ idempotency_key: key(), title: `bulk ${i}` })) })
-  const over = await lk.req('POST', `${P}/tasks/batch`, many(101))
-  t.equal(over.status, 422, '101 items')
+  const TASK_BATCH_MAX = 250
+  t.equal(CREATE_BATCH, TASK_BATCH_MAX, 'the desktop sends as many as the cloud takes')
+  const over = await lk.req('POST', `${P}/tasks/batch`, many(TASK_BATCH_MAX + 1))
+  t.equal(over.status, 422, '251 items')
   t.same(over.body.detail[0].loc, ['body', 'items'])
   t.equal((await lk.req('POST', `${P}/tasks/batch`, { items: [] })).status, 422, 'no item')
   t.equal((await lk.req('POST', `${P}/tasks/batch`, { items: [items[0]], extra: 1 })).status, 422, 'an unknown property')
-  const full = await lk.req('POST', `${P}/tasks/batch`, many(100))
-  t.equal(full.status, 200, '100 items')
+  const full = await lk.req('POST', `${P}/tasks/batch`, many(TASK_BATCH_MAX))
+  t.equal(full.status, 200, '250 items')
   t.ok(full.body.items.every((x: any) => x.status === 201))
 })
+
+t.test('100 tasks of the largest size are more than a request takes: the desktop cuts its batches by size', async (t) => {
+  // Two-byte characters at every length limit: about 20 KB an item.
+  const items = Array.from({ length: 100 }, () => ({ idempotency_key: key(), title: 'é'.repeat(160), description: 'é'.repeat(6000), acceptance: 'é'.repeat(4000) }))
+  const whole = await lk.req('POST', `${P}/tasks/batch`, { items })
+  t.equal(whole.status, 413, 'one request is over the body limit')
+  const chunks = cutBatches(items.map((item) => ({ item, bytes: Buffer.byteLength(JSON.stringify(item)) + 1 })), CREATE_BATCH_BYTES)
+  t.ok(chunks.length > 1, `${chunks.length} batches`)
+  for (const chunk of chunks) {
+    const r = await lk.req('POST', `${P}/tasks/batch`, { items: chunk.map((x) => x.item) })
+    t.equal(r.status, 200, `a batch of ${chunk.length}`)
+    t.ok(r.body.items.every((x: { status: number }) => x.status === 201))
+  }
+})
+
+t.test('a batch makes what the same items make one by one: tasks, numbers, activity, events, refusals, replays', (t) => batchParity(t, lk, api))
 
 t.test('a replay returns the original body even after the task changed', async (t) => {
   const body = { idempotency_key: key(), title: 'original' }

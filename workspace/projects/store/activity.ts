@@ -24,6 +24,19 @@ export async function recordActivity(tx: Sql, workspaceId: string, actor: Actor,
       e.before === null ? null : JSON.stringify(e.before), e.after === null ? null : JSON.stringify(e.after), e.note ?? ''])
 }
 
+/** Entries of one actor in one statement, in order (a batch of changes). */
+export async function recordActivities(tx: Sql, workspaceId: string, actor: Actor, entries: readonly ActivityEntry[]): Promise<void> {
+  if (entries.length === 0) return
+  const docs = entries.map((e, ord) => ({
+    ord, id: randomUUID(), board_id: e.boardId, item_id: e.itemId, entity: e.entity, action: e.action, summary: e.summary, before: e.before, after: e.after, note: e.note ?? '',
+  }))
+  await tx.query(
+    `INSERT INTO project_activity (id, workspace_id, board_id, item_id, entity, action, summary, actor, before, after, note)
+     SELECT v.id, $1, v.board_id, v.item_id, v.entity, v.action, v.summary, $2::jsonb, v.before, v.after, v.note
+     FROM jsonb_to_recordset($3::jsonb) AS v(ord integer, id uuid, board_id uuid, item_id uuid, entity text, action text, summary text, before jsonb, after jsonb, note text)
+     ORDER BY v.ord`, [workspaceId, actorJson(actor), JSON.stringify(docs)])
+}
+
 /** The fields of `after` whose values differ from `before`, as two small objects. */
 export function diff(before: Record<string, unknown>, after: Record<string, unknown>): { before: Record<string, unknown>; after: Record<string, unknown> } | null {
   const b: Record<string, unknown> = {}

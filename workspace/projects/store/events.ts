@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../../core/index.ts'
 import { actorJson, type Actor } from './context.ts'
-import { fanOutAssignment } from './fanout.ts'
+import { fanOutAssignment, fanOutAssignments } from './fanout.ts'
 import type { ProjectEventType } from './event-types.ts'
 
 export { PROJECT_EVENT_TYPES, FANNED_OUT_EVENTS, type ProjectEventType } from './event-types.ts'
@@ -31,6 +31,26 @@ export async function recordEvent(
       previousAssignee, assignee, task.origin, actorJson(actor)])
   // The assignment webhooks' delivery rows commit with the change (the port of fanout.ts).
   await fanOutAssignment(tx, { id, workspaceId, type, task, previousAssignee, assignee })
+}
+
+/** recordEvent for events of one type and actor, in one statement each for the events and their deliveries (a batch of creations). */
+export async function recordEvents(
+  tx: Sql, workspaceId: string, actor: Actor, type: ProjectEventType, changes: readonly { task: TaskFacts; previousAssignee: number | null; assignee: number | null }[],
+): Promise<void> {
+  if (changes.length === 0) return
+  const events = changes.map((c) => ({ id: randomUUID(), workspaceId, type, task: c.task, previousAssignee: c.previousAssignee, assignee: c.assignee }))
+  await tx.query(
+    `INSERT INTO project_events (id, workspace_id, type, task_id, board_id, task_number, task_revision, assignment_revision,
+       previous_assignee, assignee, origin, actor)
+     SELECT v.id, $1, $2, v.task_id, v.board_id, v.task_number, v.task_revision, v.assignment_revision, v.previous_assignee, v.assignee, v.origin, $3::jsonb
+     FROM jsonb_to_recordset($4::jsonb) AS v(ord integer, id uuid, task_id uuid, board_id uuid, task_number integer, task_revision integer,
+       assignment_revision integer, previous_assignee integer, assignee integer, origin text)
+     ORDER BY v.ord`,
+    [workspaceId, type, actorJson(actor), JSON.stringify(events.map((e, ord) => ({
+      ord, id: e.id, task_id: e.task.id, board_id: e.task.board_id, task_number: e.task.number, task_revision: e.task.revision,
+      assignment_revision: e.task.assignment_revision, previous_assignee: e.previousAssignee, assignee: e.assignee, origin: e.task.origin,
+    })))])
+  await fanOutAssignments(tx, workspaceId, events)
 }
 
 export interface ProjectEvent {

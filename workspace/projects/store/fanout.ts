@@ -1,9 +1,9 @@
 // The assignment webhooks' port: the project area declares it, alerting
 // implements it (alerting/webhooks/fanout.ts queues the delivery rows in its
 // own tables) and deploy plugs it in where the process is composed. Called by
-// recordEvent (events.ts) in the transaction of the task change, right after it
-// wrote the project_events row, so the change and its deliveries commit (or
-// roll back) together.
+// recordEvent / recordEvents (events.ts) in the transaction of the task change,
+// right after the project_events rows, so the change and its deliveries commit
+// (or roll back) together.
 import type { Sql } from '../../../core/index.ts'
 
 export interface AssignmentEvent {
@@ -16,8 +16,12 @@ export interface AssignmentEvent {
   assignee: number | null
 }
 
-/** Queues the deliveries an assignment event owes, in the caller's transaction; returns how many. */
-export type AssignmentFanout = (tx: Sql, e: AssignmentEvent) => Promise<number>
+/** Queues the deliveries assignment events owe, in the caller's transaction; each returns how many. */
+export interface AssignmentFanout {
+  one: (tx: Sql, e: AssignmentEvent) => Promise<number>
+  /** Events of one workspace in one statement (a batch of creations). */
+  many: (tx: Sql, workspaceId: string, events: readonly AssignmentEvent[]) => Promise<number>
+}
 
 let plugged: AssignmentFanout | null = null
 
@@ -27,5 +31,9 @@ export function plugAssignmentFanout(fanout: AssignmentFanout): void {
 }
 
 export async function fanOutAssignment(tx: Sql, e: AssignmentEvent): Promise<number> {
-  return plugged === null ? 0 : plugged(tx, e)
+  return plugged === null ? 0 : plugged.one(tx, e)
+}
+
+export async function fanOutAssignments(tx: Sql, workspaceId: string, events: readonly AssignmentEvent[]): Promise<number> {
+  return plugged === null || events.length === 0 ? 0 : plugged.many(tx, workspaceId, events)
 }

@@ -34,7 +34,11 @@ export interface BoardRef {
 export async function placementBoard(tx: Sql, workspaceId: string, boardId: string | null | undefined, defaultBoard: string, loc: (string | number)[]): Promise<string> {
   const id = boardId ?? defaultBoard
   const r = await tx.query<{ archived: boolean }>('SELECT archived_at IS NOT NULL AS archived FROM project_boards WHERE workspace_id = $1 AND id = $2', [workspaceId, id])
-  const b = r.rows[0]
+  return boardPlacement(r.rows[0], id, loc)
+}
+
+/** placementBoard on the board already read (undefined: not in the workspace); throws its refusal. */
+export function boardPlacement(b: { archived: boolean } | undefined, id: string, loc: (string | number)[]): string {
   if (b === undefined) throw invalid(loc, 'Board not found in this workspace', REF_TYPES.notFound, id)
   if (b.archived) throw new BoardArchivedError(id)
   return id
@@ -47,10 +51,14 @@ export async function boardStatus(tx: Sql, boardId: string, statusId: string | n
     return r.rows[0]?.id ?? null
   }
   const r = await tx.query<{ retired: boolean }>('SELECT retired_at IS NOT NULL AS retired FROM project_statuses WHERE board_id = $1 AND id = $2', [boardId, statusId])
-  const s = r.rows[0]
+  statusProblem(r.rows[0], statusId, loc, p)
+  return statusId
+}
+
+/** boardStatus's check of a named status on the status already read (undefined: not on the board). */
+export function statusProblem(s: { retired: boolean } | undefined, statusId: string, loc: (string | number)[], p: Problems): void {
   if (s === undefined) p.add(loc, 'Status not found on the board', REF_TYPES.notFound, statusId)
   else if (s.retired) p.add(loc, 'The status is retired', REF_TYPES.archived, statusId)
-  return statusId
 }
 
 /** The first active status of a category on a board (status follows state). */
@@ -77,9 +85,22 @@ export async function checkTaxonomy(
 ): Promise<void> {
   const ids = [...(typeId == null ? [] : [typeId]), ...(labelIds ?? [])]
   if (ids.length === 0) return
-  const r = await tx.query<{ id: string; kind: string; archived: boolean }>(
+  const r = await tx.query<TaxonomyRef>(
     'SELECT id, kind, archived_at IS NOT NULL AS archived FROM project_taxonomy WHERE workspace_id = $1 AND id = ANY($2::uuid[])', [workspaceId, ids])
-  const found = new Map(r.rows.map((x) => [x.id, x]))
+  taxonomyProblems(new Map(r.rows.map((x) => [x.id, x])), typeId, labelIds, current, loc, p)
+}
+
+export interface TaxonomyRef {
+  id: string
+  kind: string
+  archived: boolean
+}
+
+/** checkTaxonomy on entries already read (a batch reads them once for all its items). */
+export function taxonomyProblems(
+  found: ReadonlyMap<string, TaxonomyRef>, typeId: string | null | undefined, labelIds: readonly string[] | null | undefined,
+  current: { type_id: string | null; label_ids: readonly string[] }, loc: (string | number)[], p: Problems,
+): void {
   if (typeId != null) {
     const t = found.get(typeId)
     if (t === undefined || t.kind !== 'type') p.add([...loc, 'type_id'], 'Task type not found', REF_TYPES.notFound, typeId)
@@ -99,7 +120,8 @@ export async function defaultType(tx: Sql, workspaceId: string): Promise<string 
 }
 
 export async function defaultLabels(tx: Sql, workspaceId: string): Promise<string[]> {
-  const r = await tx.query<{ id: string }>(`SELECT id FROM project_taxonomy WHERE workspace_id = $1 AND kind = 'label' AND is_default AND archived_at IS NULL`, [workspaceId])
+  const r = await tx.query<{ id: string }>(
+    `SELECT id FROM project_taxonomy WHERE workspace_id = $1 AND kind = 'label' AND is_default AND archived_at IS NULL ORDER BY position, id`, [workspaceId])
   return r.rows.map((x) => x.id)
 }
 
@@ -107,7 +129,11 @@ export async function checkDeliverable(tx: Sql, workspaceId: string, id: string 
   if (id == null || id === current) return
   const r = await tx.query<{ deleted: boolean }>(
     `SELECT deleted_at IS NOT NULL AS deleted FROM project_items WHERE workspace_id = $1 AND id = $2 AND item_type = 'deliverable'`, [workspaceId, id])
-  const d = r.rows[0]
+  deliverableProblem(r.rows[0], id, loc, p)
+}
+
+/** checkDeliverable on the deliverable already read (undefined: none with that id). */
+export function deliverableProblem(d: { deleted: boolean } | undefined, id: string, loc: (string | number)[], p: Problems): void {
   if (d === undefined) p.add(loc, 'Deliverable not found', REF_TYPES.notFound, id)
   else if (d.deleted) p.add(loc, 'The deliverable is deleted', REF_TYPES.archived, id)
 }

@@ -4,7 +4,7 @@ import type { Sql } from '../../../core/index.ts'
 import { ItemDeletedError } from '../../errors.ts'
 import { NotFoundError } from '../../../core/index.ts'
 import type { WorkState } from '../state-model.ts'
-import { recordActivity } from './activity.ts'
+import { recordActivity, type ActivityEntry } from './activity.ts'
 import { seesInternal, type ProjectCtx } from './context.ts'
 import { ensureProject } from './defaults.ts'
 import { PROJECT_EVENT_TYPES, recordEvent } from './events.ts'
@@ -39,7 +39,9 @@ export type TaskUpdateInput = { revision: number } & {
   [K in Exclude<keyof TaskCreateInput, 'idempotency_key'>]?: TaskCreateInput[K] | null
 }
 
-const CATEGORY_STATE: Record<string, WorkState> = { todo: 'open', doing: 'in_progress', done: 'done' }
+export const CATEGORY_STATE: Record<string, WorkState> = { todo: 'open', doing: 'in_progress', done: 'done' }
+/** The idempotency scope of a task creation (one by one or in a batch: a key is the same creation either way). */
+export const TASK_CREATE_SCOPE = 'task.create'
 
 /**
  * Allocates the workspace's next task number; the counter row stays locked until commit, so numbers have no gaps.
@@ -79,20 +81,26 @@ export async function insertTask(
       input.priority ?? 'normal', input.assignee ?? null, input.reviewer ?? null, input.starts_on ?? null, input.due_on ?? null,
       state, ctx.actor.userId])
   const row = r.rows[0] as ItemRow
-  await recordActivity(tx, ws, ctx.actor, {
-    boardId, itemId: row.id, entity: 'task', action: 'create', summary: `${number === null ? 'task' : `task #${number}`} ${JSON.stringify(row.title)}: create`,
-    before: null,
-    after: { title: row.title, board_id: boardId, status_id: statusId, state, type_id: typeId, label_ids: labelIds, priority: row.priority, assignee: row.assignee, reviewer: row.reviewer },
-  })
+  await recordActivity(tx, ws, ctx.actor, creationEntry(row))
   // Creating an assigned task counts as an assignment change.
   if (row.assignee !== null) await recordEvent(tx, ws, ctx.actor, PROJECT_EVENT_TYPES.assignmentChanged, row, null, row.assignee)
   return row
 }
 
+/** The activity entry of a task's creation. */
+export function creationEntry(row: ItemRow): ActivityEntry {
+  return {
+    boardId: row.board_id, itemId: row.id, entity: 'task', action: 'create', summary: `${row.number === null ? 'task' : `task #${row.number}`} ${JSON.stringify(row.title)}: create`,
+    before: null,
+    after: { title: row.title, board_id: row.board_id, status_id: row.status_id, state: row.state, type_id: row.type_id, label_ids: row.label_ids,
+      priority: row.priority, assignee: row.assignee, reviewer: row.reviewer },
+  }
+}
+
 export async function createTask(ctx: ProjectCtx, input: TaskCreateInput, loc: (string | number)[] = ['body']): Promise<Outcome<TaskView>> {
   const defaultBoard = await ensureProject(ctx.db, ctx.workspaceId)
   const { idempotency_key: key, ...fields } = input
-  return idempotent(ctx.db, ctx.workspaceId, key, 'task.create', fields, async (tx) => {
+  return idempotent(ctx.db, ctx.workspaceId, key, TASK_CREATE_SCOPE, fields, async (tx) => {
     const row = await insertTask(tx, ctx, defaultBoard, fields, loc)
     return { status: 201, body: toTask(row) }
   })
