@@ -22,10 +22,12 @@ async function itemsFor(lk: TestLookout, api: ProjectApi, reused: Item): Promise
   const type = (await api.taxonomy()).types[0].id
   const deliverable = (await api.deliverable()).id
   const k = () => ({ idempotency_key: key() })
+  // Calendar days from the test's own clock: today + n days, YYYY-MM-DD.
+  const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10)
   const repeated = { ...k(), title: 'sent twice in one go' }
   return [
     { ...k(), title: 'defaults' },
-    { ...k(), title: 'every field', description: 'd', acceptance: 'a', priority: 'high', assignee: 7, reviewer: 8, starts_on: '2026-01-01', due_on: '2026-01-05' },
+    { ...k(), title: 'every field', description: 'd', acceptance: 'a', priority: 'high', assignee: 7, reviewer: 8, starts_on: day(1), due_on: day(5) },
     { ...k(), title: 'a named status', status_id: doing },
     { ...k(), title: 'another board', board_id: board.id },
     { ...k(), title: 'bad status', status_id: randomUUID() },
@@ -33,7 +35,7 @@ async function itemsFor(lk: TestLookout, api: ProjectApi, reused: Item): Promise
     { ...k(), title: 'no such board', board_id: randomUUID() },
     repeated,
     { ...k(), title: 'a deliverable', deliverable, assignee: 9 },
-    { ...k(), title: 'two problems', label_ids: [randomUUID()], starts_on: '2026-02-02', due_on: '2026-02-01' },
+    { ...k(), title: 'two problems', label_ids: [randomUUID()], starts_on: day(33), due_on: day(32) },
     repeated,
     { ...reused, title: 'other content' },
     { ...k(), title: 'last' },
