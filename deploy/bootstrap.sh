@@ -46,21 +46,21 @@ case "$mode" in
   start) exec npm start ;;
   # The whole suite in two lanes on the two cores. Lane 2, one file at a time: the fault tests
   # (deploy/README.md), then the desktop's tests (the portal files each a cloud and a desktop
-  # process pair) and the fault folder's other tests; they mostly wait out fault windows, sync
-  # rounds and process starts, which lane 1's CPU work fills. Lane 1 is `npm test` without those
-  # folders, two at a time. The lanes are balanced by the files' times (README "Tests"). Either
-  # lane failing fails the command. The servers installed above are then required: a test that cannot find one fails
+  # process pair); they mostly wait out fault windows, sync rounds and process starts, which
+  # lane 1's CPU work fills. Lane 1 is `npm test` without the desktop files, two at a time. The
+  # lanes are balanced by the files' times in CI (README "Tests"). Either lane failing fails the
+  # command. The servers installed above are then required: a test that cannot find one fails
   # instead of skipping.
   test)
     export LOOKOUT_TEST_REQUIRE_SERVERS=1
     lane_log=$(mktemp)
-    { npm run test:faults && npm run test:serial; } >"$lane_log" 2>&1 &
+    { npm run test:faults && npm run test:desktop; } >"$lane_log" 2>&1 &
     lane=$!
-    suite=0; npm test -- --exclude='test/desktop/**' --exclude='test/faults/**' || suite=$?
+    suite=0; npm test -- --exclude='test/desktop/**' || suite=$?
     lane_exit=0; wait "$lane" || lane_exit=$?
-    echo "== lane 2: the fault suite, then the desktop and fault-folder tests (npm run test:faults, npm run test:serial) =="
+    echo "== lane 2: the fault suite, then the desktop tests (npm run test:faults, npm run test:desktop) =="
     cat "$lane_log"; rm -f "$lane_log"
-    echo "lane 1 (npm test without test/desktop and test/faults): exit $suite; lane 2: exit $lane_exit"
+    echo "lane 1 (npm test without the desktop files): exit $suite; lane 2: exit $lane_exit"
     [ "$suite" -eq 0 ] && [ "$lane_exit" -eq 0 ] ;;
   bench) exec npm run bench ;;
 esac
