@@ -4,7 +4,7 @@
 // time, used once, and never stored, returned or logged.
 import { readFile, realpath } from 'node:fs/promises'
 import { isAbsolute, normalize, sep } from 'node:path'
-import type { ConfigIssue } from './config.ts'
+import type { ConfigIssue } from './config-parts.ts'
 
 export type CredentialRef = { env: string } | { file: string }
 

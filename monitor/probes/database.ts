@@ -2,12 +2,16 @@
 // PostgreSQL through pg, MySQL and MariaDB through mysql2, Redis through the
 // redis client (AUTH + PING), MongoDB through the official driver (hello + ping).
 // Drivers load on first use; a driver that cannot load is an unavailable adapter.
+// The kinds' declarations (DATABASE_KINDS: one runner for all five) are at the end.
 import { resolveCredential, redact } from '../credentials.ts'
-import type { DbConfig } from '../config.ts'
+import { HOST, PEM, PORT, SSH } from '../config-parts.ts'
 import { PROBE_REASONS } from '../errors.ts'
-import type { Kind } from '../kinds.ts'
+import { declareKind, probeAnywhere, type RunnerFactory } from './kind.ts'
 import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
 import { remainingMs, throughTunnel } from './tunnel.ts'
+
+export type TlsMode = 'disable' | 'prefer' | 'require' | 'verify'
+export interface DbConfig { host: string; port: number; user?: string; database?: string; tls: TlsMode; ca?: string; auth_source?: string; ssh?: boolean }
 
 const AUTH_CODES = new Set([
   '28P01', '28000', // PostgreSQL invalid password / authorization
@@ -172,13 +176,13 @@ async function mongodb(c: DbConfig, password: string | undefined, timeoutMs: num
   }
 }
 
-const DRIVERS: Partial<Record<Kind, Driver>> = { postgresql: postgres, mysql, mariadb: mysql, redis, mongodb }
-const NEEDS_USER = new Set<Kind>(['postgresql', 'mysql', 'mariadb'])
+const DRIVERS = new Map<string, Driver>([['postgresql', postgres], ['mysql', mysql], ['mariadb', mysql], ['redis', redis], ['mongodb', mongodb]])
+const NEEDS_USER = new Set(['postgresql', 'mysql', 'mariadb'])
 
 export class DatabaseRunner implements Runner {
   async run(target: ProbeTarget, ctx: ProbeContext): Promise<Outcome> {
     const c = target.config as unknown as DbConfig
-    const driver = DRIVERS[target.kind]
+    const driver = DRIVERS.get(target.kind)
     if (driver === undefined) return outcome('unknown', PROBE_REASONS.adapter, `no database adapter for ${target.kind}`)
     if (NEEDS_USER.has(target.kind) && c.user === undefined) return outcome('unknown', PROBE_REASONS.credential, `${target.kind} needs configuration.user`)
     let secret: string | null = null
@@ -207,3 +211,32 @@ export class DatabaseRunner implements Runner {
     return outcome('up', PROBE_REASONS.ok, `connected and queried in ${Math.round(ms)} ms${tunnel === null ? '' : ' through the SSH tunnel'}`, ms, details)
   }
 }
+
+const TLS = { type: 'string', enum: ['disable', 'require', 'verify'], default: 'disable' } as const
+
+const keys = (port: number) => ({
+  host: HOST,
+  port: { ...PORT, default: port },
+  user: { type: 'string', minLength: 1, maxLength: 128 },
+  database: { type: 'string', minLength: 1, maxLength: 128 },
+  tls: TLS,
+  ca: PEM,
+})
+
+// One runner for the five kinds: one pool of drivers (kinds declaring one factory share its runner).
+const sharedRunner: RunnerFactory = () => new DatabaseRunner()
+
+export const DATABASE_KINDS = [
+  declareKind({
+    name: 'postgresql', spec: probeAnywhere(32), required: ['host'], runner: sharedRunner,
+    // PostgreSQL also takes libpq's `prefer` (TLS when the server offers it, else plain).
+    properties: { ...keys(5432), tls: { ...TLS, enum: ['disable', 'prefer', 'require', 'verify'] }, ssh: SSH },
+  }),
+  declareKind({ name: 'mysql', spec: probeAnywhere(32), required: ['host'], runner: sharedRunner, properties: { ...keys(3306), ssh: SSH } }),
+  declareKind({ name: 'mariadb', spec: probeAnywhere(32), required: ['host'], runner: sharedRunner, properties: { ...keys(3306), ssh: SSH } }),
+  declareKind({ name: 'redis', spec: probeAnywhere(64), required: ['host'], runner: sharedRunner, properties: { ...keys(6379), ssh: SSH } }),
+  declareKind({
+    name: 'mongodb', spec: probeAnywhere(32), required: ['host'], runner: sharedRunner,
+    properties: { ...keys(27017), auth_source: { type: 'string', minLength: 1, maxLength: 128, default: 'admin' } },
+  }),
+] as const

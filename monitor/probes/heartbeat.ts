@@ -2,8 +2,12 @@
 // this runner only judges it: a beat within interval + grace is up; none yet
 // since the check became active is unknown (waiting); otherwise it is missing.
 import type { Sql } from '../../core/index.ts'
+import { LIMITS } from '../config-parts.ts'
 import { PROBE_REASONS } from '../errors.ts'
+import { declareKind } from './kind.ts'
 import { outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
+
+export interface HeartbeatConfig { grace_seconds: number; missing: 'unhealthy' | 'unknown' }
 
 /**
  * The beats of every heartbeat probe started within this window are read in one statement: at
@@ -63,3 +67,18 @@ export class HeartbeatRunner implements Runner {
     return outcome('missing', PROBE_REASONS.beatMissing, `${since}; expected one every ${target.intervalMs / 1000} s (+${target.graceMs / 1000} s grace)`, null, details)
   }
 }
+
+export const HEARTBEAT_KIND = declareKind({
+  name: 'heartbeat',
+  spec: { concurrency: 64, locations: ['heartbeat'], refusal: 'a heartbeat check has location heartbeat' },
+  properties: {
+    grace_seconds: { type: 'integer', minimum: 0, maximum: LIMITS.intervalMax, default: 30 },
+    // The desktop spec: "missing heartbeat goes to unknown"; `unhealthy` is the opt-in alerting mode.
+    missing: { type: 'string', enum: ['unhealthy', 'unknown'], default: 'unknown' },
+  },
+  passive: { graceMs: (c) => (c as unknown as HeartbeatConfig).grace_seconds * 1000 },
+  runner: (d) => {
+    if (d.db === null) throw new Error('heartbeat checks are judged from the store: no runner without one')
+    return new HeartbeatRunner(d.db)
+  },
+})

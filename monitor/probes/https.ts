@@ -1,14 +1,36 @@
 // HTTP(S) probe on undici: a fresh connection per probe (so every run sees the
 // certificate the server presents now), status range, optional body match,
 // redirects policy, and the certificate's expiry reported with a warning window.
+// The kind's declaration (HTTPS_KIND: schema, checks, runner) is at the end.
 import { Agent, Client, buildConnector, interceptors, request, type Dispatcher } from 'undici'
 import { TLSSocket, checkServerIdentity, createSecureContext, type PeerCertificate, type SecureContext } from 'node:tls'
 import type { Socket } from 'node:net'
 import { resolveCredential, redact } from '../credentials.ts'
-import type { HttpsConfig } from '../config.ts'
+import { PEM, SSH, clip, issue, type ConfigIssue } from '../config-parts.ts'
 import { PROBE_REASONS } from '../errors.ts'
+import { declareKind, probeAnywhere } from './kind.ts'
 import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
 import { remainingMs, throughTunnel } from './tunnel.ts'
+
+export interface HttpsConfig {
+  url: string
+  method: string
+  headers: Record<string, string>
+  body?: string
+  status_min: number
+  status_max: number
+  body_contains?: string
+  body_regex?: string
+  follow_redirects: boolean
+  max_redirects: number
+  tls_verify: boolean
+  ca?: string
+  cert_expiry_warn_days: number
+  /** Down (LOOKOUT_PROBE_CERT_EXPIRING) when fewer days are left; absent: never. */
+  cert_expiry_alert_days?: number
+  credential_header?: string
+  ssh?: boolean
+}
 
 const BODY_MATCH_BYTES = 64 * 1024
 const DAY_MS = 86_400_000
@@ -191,3 +213,63 @@ export class HttpsRunner implements Runner {
     }
   }
 }
+
+const HEADER_NAME = '^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$'
+// Secrets belong in a credential reference, never in the stored configuration.
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key'])
+
+function checkHttps(c: HttpsConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = []
+  let url: URL | null = null
+  try {
+    url = new URL(c.url)
+  } catch {
+    issues.push(issue('/url', 'url must be an absolute http:// or https:// URL', clip(c.url)))
+  }
+  if (url !== null && url.protocol !== 'https:' && url.protocol !== 'http:') issues.push(issue('/url', 'url must use http or https', clip(c.url)))
+  if (url !== null && (url.username !== '' || url.password !== '')) issues.push(issue('/url', 'url must not carry credentials: use credential_header and a credential reference'))
+  if (c.status_min > c.status_max) issues.push(issue('/status_max', 'status_max must be at least status_min', c.status_max))
+  // One tunnel is one connection to one origin: a redirect elsewhere would need another tunnel.
+  if (c.ssh === true && c.follow_redirects) issues.push(issue('/follow_redirects', 'redirects are not followed through an SSH tunnel', true))
+  if (c.body_regex !== undefined) {
+    try {
+      new RegExp(c.body_regex)
+    } catch {
+      issues.push(issue('/body_regex', 'body_regex is not a valid regular expression', c.body_regex))
+    }
+  }
+  for (const name of Object.keys(c.headers)) {
+    if (SECRET_HEADERS.has(name.toLowerCase())) issues.push(issue(`/headers/${name}`, `${name} carries a secret: use credential_header with a credential reference`))
+  }
+  return issues
+}
+
+export const HTTPS_KIND = declareKind({
+  name: 'https',
+  spec: probeAnywhere(256),
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2000 },
+    method: { type: 'string', enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], default: 'GET' },
+    headers: {
+      type: 'object', maxProperties: 30, default: {},
+      propertyNames: { minLength: 1, maxLength: 100, pattern: HEADER_NAME },
+      additionalProperties: { type: 'string', maxLength: 4000 },
+    },
+    body: { type: 'string', maxLength: 65536 },
+    status_min: { type: 'integer', minimum: 100, maximum: 599, default: 200 },
+    status_max: { type: 'integer', minimum: 100, maximum: 599, default: 399 },
+    body_contains: { type: 'string', minLength: 1, maxLength: 1000 },
+    body_regex: { type: 'string', minLength: 1, maxLength: 500 },
+    follow_redirects: { type: 'boolean', default: false },
+    max_redirects: { type: 'integer', minimum: 1, maximum: 20, default: 5 },
+    tls_verify: { type: 'boolean', default: true },
+    ca: PEM,
+    cert_expiry_warn_days: { type: 'integer', minimum: 0, maximum: 3650, default: 14 },
+    cert_expiry_alert_days: { type: 'integer', minimum: 1, maximum: 3650 },
+    credential_header: { type: 'string', minLength: 1, maxLength: 100, pattern: HEADER_NAME },
+    ssh: SSH,
+  },
+  required: ['url'],
+  check: (c) => checkHttps(c as unknown as HttpsConfig),
+  runner: () => new HttpsRunner(),
+})

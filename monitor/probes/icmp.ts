@@ -2,8 +2,9 @@
 // addon. When ping cannot run here (missing binary, no raw-socket permission)
 // the observation is unknown with LOOKOUT_PROBE_ICMP_UNAVAILABLE: never a false down.
 import { execFile } from 'node:child_process'
-import type { IcmpConfig } from '../config.ts'
+import { HOST } from '../config-parts.ts'
 import { PROBE_REASONS } from '../errors.ts'
+import { declareKind, probeAnywhere, type IcmpOptions } from './kind.ts'
 import { elapsed, outcome, type Outcome, type ProbeTarget, type Runner } from './outcome.ts'
 
 const SUMMARY_RE = /(\d+) packets transmitted, (\d+) received/
@@ -11,10 +12,7 @@ const RTT_RE = /= ([\d.]+)\/([\d.]+)\/([\d.]+)\/([\d.]+) ms/
 const UNAVAILABLE_RE = /operation not permitted|permission denied|socket:|cap_net_raw|not supported/i
 const DNS_RE = /name or service not known|temporary failure in name resolution|no address associated|unknown host/i
 
-export interface IcmpOptions {
-  /** The ping binary; default `ping` on PATH. */
-  pingPath?: string
-}
+export interface IcmpConfig { host: string; count: number; max_loss_percent: number; max_rtt_ms?: number }
 
 interface ExecResult {
   code: number | string | null
@@ -79,3 +77,16 @@ export class IcmpRunner implements Runner {
     return outcome('up', PROBE_REASONS.ok, `${received}/${sent} replies, average ${avg ?? '?'} ms`, avg, details)
   }
 }
+
+export const ICMP_KIND = declareKind({
+  name: 'icmp',
+  spec: probeAnywhere(16),
+  properties: {
+    host: HOST,
+    count: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+    max_loss_percent: { type: 'number', minimum: 0, maximum: 100, default: 50 },
+    max_rtt_ms: { type: 'number', exclusiveMinimum: 0, maximum: 600_000 },
+  },
+  required: ['host'],
+  runner: (d) => new IcmpRunner(d.icmp),
+})

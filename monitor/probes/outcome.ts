@@ -1,7 +1,7 @@
 // What a probe is given and reports, and the classification of network errors into reason codes.
 import type { CredentialPolicy, CredentialRef } from '../credentials.ts'
 import { PROBE_REASONS, type ProbeReason } from '../errors.ts'
-import type { Kind, Observation } from '../kinds.ts'
+import type { Observation } from '../vocabulary.ts'
 import type { SshTunnels } from '../../tunnel/index.ts'
 import { outcome, type Outcome } from './result.ts'
 
@@ -9,7 +9,8 @@ export { outcome, type Outcome }
 
 export interface ProbeTarget {
   checkId: string
-  kind: Kind
+  /** A kind of the registry (a string here: the probe files that declare the kinds use this type). */
+  kind: string
   /** The stored configuration (defaults filled in). */
   config: Record<string, unknown>
   credential: CredentialRef | null

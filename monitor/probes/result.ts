@@ -1,7 +1,7 @@
 // What a probe reports: its own module, so the SSH tunnels (which report
 // outcomes too) do not import the probe context that refers to them.
 import type { ProbeReason } from '../errors.ts'
-import type { Observation } from '../kinds.ts'
+import type { Observation } from '../vocabulary.ts'
 
 export interface Outcome {
   status: Observation

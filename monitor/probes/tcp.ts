@@ -1,10 +1,13 @@
 // TCP probe: connect to host:port, optionally send a line and wait for an
 // expected text in what the server answers (a banner or a reply).
 import { connect, type NetConnectOpts, type Socket } from 'node:net'
-import type { TcpConfig } from '../config.ts'
+import { HOST, PORT, SSH } from '../config-parts.ts'
 import { PROBE_REASONS } from '../errors.ts'
+import { declareKind, probeAnywhere } from './kind.ts'
 import { elapsed, networkFailure, outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
 import { remainingMs, throughTunnel } from './tunnel.ts'
+
+export interface TcpConfig { host: string; port: number; send?: string; expect?: string; ssh?: boolean }
 
 const BANNER_BYTES = 64 * 1024
 
@@ -94,3 +97,17 @@ export class TcpRunner implements Runner {
     }
   }
 }
+
+export const TCP_KIND = declareKind({
+  name: 'tcp',
+  spec: probeAnywhere(256),
+  properties: {
+    host: HOST,
+    port: PORT,
+    send: { type: 'string', minLength: 1, maxLength: 4096 },
+    expect: { type: 'string', minLength: 1, maxLength: 4096 },
+    ssh: SSH,
+  },
+  required: ['host', 'port'],
+  runner: () => new TcpRunner(),
+})
