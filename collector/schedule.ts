@@ -31,8 +31,8 @@ export interface ScheduleOptions {
 export class ProbeSchedule {
   readonly #opts: ScheduleOptions
   readonly #clock: Clock
-  // The monitor's own runners, for the kinds a collector may run (monitor/kinds.ts: not
-  // heartbeats, judged by the server, nor log checks, which read the server's log store).
+  // The monitor's own runners, for the kinds a collector may run (each kind's declaration says where
+  // it runs: not heartbeats, judged by the server, nor log checks, which read the server's log store).
   readonly #runners: Partial<Record<Kind, Runner>> = createRunners(null, {}, COLLECTOR_KINDS)
   readonly #limit: Record<Kind, number>
   readonly #active = new Map<Kind, number>()

@@ -20,7 +20,7 @@ interface Waiting {
   reject: (err: unknown) => void
 }
 
-// A quarter second gathers a resource's checks, which are due at one instant (monitor/kinds.ts
+// A quarter second gathers a resource's checks, which are due at one instant (monitor/probes/log-kind.ts
 // phaseBy), into one statement, and a window's end is fixed when the evaluation starts, so
 // waiting changes no count.
 export const BATCH_WINDOW_MS = 250
