@@ -21,9 +21,7 @@ export function kindTables<K extends string>(declarations: readonly KindDeclarat
   return {
     all,
     specs: table((d) => d.spec),
-    /** Default concurrent probes per kind in one process. */
     concurrency: table((d) => d.spec.concurrency),
-    /** The kinds a collector runs. */
     collector: declarations.filter((d) => d.spec.locations.includes('collector')).map((d) => d.name),
   }
 }
