@@ -37,8 +37,10 @@ for (let i = 0; i < 3; i++) at(now - 30n * MIN, 17, 'tie')
 for (let i = 0n; i < 12n; i++) at(now - i * 6n * 60n * MIN - 7n * S, i % 2n === 0n ? 17 : 9, `step ${i}`, T1)
 at(now - 5n * MIN, 9, 'rare wombat near')
 at(now - 3n * 24n * 60n * MIN, 9, 'rare wombat far')
-// Filler: one line a minute over the last day, every tenth an ERROR.
-for (let i = 0n; i < 1440n; i++) at(now - i * MIN - 13n * S, i % 10n === 0n ? 17 : 9)
+// Filler: one line a minute over the newest two hours (the first windows' pages fill from it), then
+// one every six minutes to a day back; every tenth minute an ERROR. A walk one line a page costs a
+// query per line, so the older hours are sparser: denser, they only cost time.
+for (let i = 0n; i < 1440n; i++) if (i < 120n || i % 6n === 0n) at(now - i * MIN - 13n * S, i % 10n === 0n ? 17 : 9)
 
 await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, trace_id)
   SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), lower(hex(MD5(toString(n)))), s, '', m, tr
