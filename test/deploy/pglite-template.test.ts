@@ -2,7 +2,7 @@
 // the copy is a working, independent cluster; a bad or unsafe template is never
 // used; an existing directory is never touched by it.
 import t, { type Test } from 'tap'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrate, openPglite, type MigrationSet } from '../../core/index.ts'
@@ -78,6 +78,9 @@ const migratedFiles = (dir: string) => readdirSync(dir).filter((f) => /^pglite-.
 
 t.test('a fresh directory with migrations keeps a migrated template; the next starts from it with nothing left to apply', async (t) => {
   const templateDir = join(root, 'cache-m')
+  // Starts from the initdb template the first test kept (an initdb costs seconds of CPU; the first test covers making it).
+  mkdirSync(templateDir, { mode: 0o700 })
+  copyFileSync(templatePath(join(root, 'cache-a')), templatePath(templateDir))
   const first = await openPglite(fresh(), { templateDir, migrations: SETS('one') })
   t.equal(await migrate(first, SETS('one')), 0, 'openPglite applied them')
   await first.exec(`INSERT INTO marks VALUES ('only in the first')`)
