@@ -138,7 +138,7 @@ export class Dispatcher {
     let guard: NodeJS.Timeout | undefined
     try {
       out = await Promise.race([
-        this.#o.runners[kind].run(e.target, { credentials: this.#o.credentials, now: startedAt, tunnels: this.#o.tunnels }),
+        this.#o.runners[kind].run(e.target, { credentials: this.#o.credentials, now: startedAt, tunnels: this.#o.tunnels, state: e.state }),
         new Promise<Outcome>((resolve) => {
           guard = setTimeout(resolve, e.target.timeoutMs + GUARD_MS, makeOutcome('unknown', PROBE_REASONS.error, 'the probe did not finish'))
           guard.unref()

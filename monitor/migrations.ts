@@ -145,5 +145,12 @@ export const MONITOR_MIGRATIONS: MigrationSet = {
         CREATE INDEX monitor_uptime_hours_age ON monitor_uptime_hours (hour);
       `,
     },
+    {
+      version: 3,
+      name: 'a log check incident keeps the evidence it opened with',
+      // The incident page shows the lines of the observation that opened it; result rows are pruned
+      // after a day and a confirmed incident's later observations carry no lines.
+      sql: 'ALTER TABLE monitor_incidents ADD COLUMN open_log jsonb;',
+    },
   ],
 }

@@ -57,16 +57,18 @@ export interface IncidentRecord extends IncidentView {
   workspace_id: string
   resource_id: string
   check: { id: string; name: string; kind: string; required: boolean } | null
+  /** A log check's evidence in the observation that opened the incident (`details.log`); null for other kinds and older incidents. */
+  open_log: Record<string, unknown> | null
 }
 
 interface IncidentSqlRow {
   id: string; workspace_id: string; resource_id: string; check_id: string | null; kind: string; source_id: string | null
   opened_at: Date; open_reason: string; closed_at: Date | null; close_reason: string | null; notified_open: boolean; seq: number
-  check_name: string | null; check_kind: string | null; check_required: boolean | null
+  check_name: string | null; check_kind: string | null; check_required: boolean | null; open_log: Record<string, unknown> | null
 }
 
 const INCIDENT_SELECT = `SELECT i.id, i.workspace_id, i.resource_id, i.check_id, i.kind, i.source_id, i.opened_at, i.open_reason, i.closed_at,
-    i.close_reason, i.notified_open, i.seq::float8 AS seq, c.name AS check_name, c.kind AS check_kind, c.required AS check_required
+    i.close_reason, i.notified_open, i.seq::float8 AS seq, c.name AS check_name, c.kind AS check_kind, c.required AS check_required, i.open_log
   FROM monitor_incidents i LEFT JOIN monitor_checks c ON c.id = i.check_id`
 
 function toRecord(i: IncidentSqlRow): IncidentRecord {
@@ -76,6 +78,7 @@ function toRecord(i: IncidentSqlRow): IncidentRecord {
     closed_at: iso(i.closed_at), close_reason: i.close_reason, notified: i.notified_open, seq: i.seq,
     check: i.check_id === null || i.check_name === null ? null
       : { id: i.check_id, name: i.check_name, kind: i.check_kind as string, required: i.check_required === true },
+    open_log: i.open_log,
   }
 }
 

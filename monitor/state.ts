@@ -2,7 +2,7 @@
 // its effects (transition, incident open/close, notifications) out. The
 // scheduler persists the result atomically with the revision and lease fence.
 import { randomUUID } from 'node:crypto'
-import { CONFIRMATIONS, type Health, type Observation } from './kinds.ts'
+import { CONFIRMATIONS, type Health, type Observation } from './vocabulary.ts'
 
 export interface CheckState {
   health: Health

@@ -132,7 +132,7 @@ export async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult
       transitions.push({ ws: p.check.workspaceId, rid: p.check.resourceId, cid: p.check.id, f: e.transition.from, t: e.transition.to, reason: transitionReason(p), at })
     }
     if (e.openIncident !== null) {
-      opens.push({ id: e.openIncident, ws: p.check.workspaceId, rid: p.check.resourceId, cid: p.check.id, at, reason: p.outcome.reason, notified: p.next.incidentNotified })
+      opens.push({ id: e.openIncident, ws: p.check.workspaceId, rid: p.check.resourceId, cid: p.check.id, at, reason: p.outcome.reason, notified: p.next.incidentNotified, log: p.outcome.details?.log ?? null })
     }
     if (e.closeIncident !== null) closes.push({ id: e.closeIncident, at, reason: p.outcome.reason, notified: e.notify === 'incident.closed' })
     if (e.notify === 'incident.opened' && e.openIncident === null && p.next.openIncidentId !== null) notifiedLate.push(p.next.openIncidentId)
@@ -159,9 +159,9 @@ export async function insertEffects(tx: Sql, accepted: ReadonlySet<PendingResult
   }
   if (opens.length > 0) {
     await tx.query(
-      `INSERT INTO monitor_incidents (id, workspace_id, resource_id, check_id, opened_at, open_reason, notified_open)
-       SELECT v.id, v.ws, v.rid, v.cid, v.at, v.reason, v.notified
-       FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, ws uuid, rid uuid, cid uuid, at timestamptz, reason text, notified boolean)`,
+      `INSERT INTO monitor_incidents (id, workspace_id, resource_id, check_id, opened_at, open_reason, notified_open, open_log)
+       SELECT v.id, v.ws, v.rid, v.cid, v.at, v.reason, v.notified, v.log
+       FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, ws uuid, rid uuid, cid uuid, at timestamptz, reason text, notified boolean, log jsonb)`,
       [JSON.stringify(opens)])
   }
   if (closes.length > 0) {

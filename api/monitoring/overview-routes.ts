@@ -98,8 +98,9 @@ export async function overviewRoutes(app: FastifyInstance, opts: { db: Database 
     const confirming = incident.check_id === null ? [] : await confirmingObservations(db, incident.check_id, incident.opened_at)
     const observations = incident.check_id === null ? [] : await recentObservations(db, incident.check_id)
     const refs = await resourceRefs(db, ws, [rid])
-    // A log check's evidence: the lines of the observation that confirmed the incident, else of the latest one.
-    const evidence = checkRow?.kind === 'log' ? (confirming[confirming.length - 1] ?? observations[0])?.details?.log ?? null : null
+    // A log check's evidence: the lines of the observation that opened the incident (kept with it: result rows are
+    // pruned, and a confirmed incident's later downs are counted without lines), else of the last confirming one, else the latest.
+    const evidence = checkRow?.kind === 'log' ? incident.open_log ?? (confirming[confirming.length - 1] ?? observations[0])?.details?.log ?? null : null
     return {
       incident: incidentBody(incident, refOf(refs, rid), alert, now),
       check: checkRow === null ? null : toCheckView(checkRow, now),

@@ -6,7 +6,11 @@
 // evaluation, p50/p99 evaluation time, and in the same run the raw baseline:
 // the same counts one by one (countMatchingLines, each with its five lines, as
 // an evaluation was before counts were batched) at the same rate, no monitor.
-import { mkdtempSync, rmSync } from 'node:fs'
+// The default warm-up is two intervals and ten seconds: every check has then made
+// the two observations that confirm its state, and the measured minute is the
+// steady state (before that, every observation reads its sample lines).
+// BENCH_LOG_DIR keeps the generated lines in that directory for the next runs.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrateLogStore, openLogStore } from '../../ingest/index.ts'
@@ -15,14 +19,14 @@ import { StoreLogSource } from '../../deploy/index.ts'
 import { countMatchingLines } from '../../query/internal.ts'
 import { summarize } from '../lib/stats.ts'
 import { insertSelect, type Shape } from '../search/generate.ts'
-import { insertChecks, openBenchDb } from './setup.ts'
+import { insertChecks, openBenchDb, type BenchIds } from './setup.ts'
 
 const env = (name: string, dflt: number) => (process.env[name] === undefined ? dflt : Number(process.env[name]))
 const CHECKS = env('BENCH_LOG_CHECKS', 1000)
 const LINES = env('BENCH_LOG_LINES', 20_000_000)
 const RESOURCES = 50
 const INTERVAL_S = env('BENCH_INTERVAL_S', 60)
-const WARMUP_S = env('BENCH_WARMUP_S', 30)
+const WARMUP_S = env('BENCH_WARMUP_S', INTERVAL_S * 2 + 10)
 const MEASURE_S = env('BENCH_MEASURE_S', INTERVAL_S * 2)
 const RAW_S = env('BENCH_RAW_S', INTERVAL_S)
 const CHUNK = 2_000_000
@@ -67,22 +71,43 @@ class TimedSource implements LogSource {
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'lookout-bench-logchecks-'))
+// BENCH_LOG_DIR keeps the generated lines there for the next runs (A/B runs without loading 20M lines each
+// time): the set then ends KEEP_AHEAD_MS ahead, and a run reuses it while that is more than an hour away.
+const KEEP_AHEAD_MS = 8 * 3_600_000
+const keep = process.env.BENCH_LOG_DIR
+interface Kept extends BenchIds {
+  lines: number
+  endMs: number
+}
+const idsFile = keep === undefined ? '' : join(keep, 'bench-ids.json')
+const kept: Kept | null = keep !== undefined && existsSync(idsFile) ? JSON.parse(readFileSync(idsFile, 'utf8')) as Kept : null
+const reuse = kept !== null && kept.lines === LINES && kept.endMs > Date.now() + 3_600_000
+if (keep !== undefined && !reuse) {
+  rmSync(keep, { recursive: true, force: true })
+  mkdirSync(keep, { recursive: true })
+}
+const dir = keep ?? mkdtempSync(join(tmpdir(), 'lookout-bench-logchecks-'))
 const store = openLogStore({ path: dir })
 await migrateLogStore(store, { retentionDays: 8 })
 const b = await openBenchDb('pglite')
 try {
-  const { workspaceId, resources } = await insertChecks(b.db, CHECKS, (i) => ({ kind: 'log', config: configs[i % configs.length] as CheckConfig }))
-  // Checks sit on 100 resources; lines on the first 50 (the other half's counts read nothing, like quiet services).
-  // The set ends 20 minutes ahead, so the windows keep finding lines while the bench runs.
-  const shape: Shape = { rows: LINES, resources: RESOURCES, days: 7, endNs: BigInt(Date.now() + 20 * 60_000) * 1_000_000n }
-  console.log(`log checks: generating ${LINES.toLocaleString('en')} lines over ${RESOURCES} resources and 7 days (load average ${loadavg().map((x) => f(x)).join(' ')})...`)
-  const g0 = performance.now()
-  for (let off = 0; off < LINES; off += CHUNK) {
-    const q = insertSelect(`${store.database}.logs`, shape, off, Math.min(CHUNK, LINES - off), workspaceId, resources.slice(0, RESOURCES))
-    await store.command(q.sql, q.params)
+  const { workspaceId, resources } = await insertChecks(b.db, CHECKS, (i) => ({ kind: 'log', config: configs[i % configs.length] as CheckConfig }), reuse ? kept : undefined)
+  if (reuse) console.log(`log checks: reusing ${LINES.toLocaleString('en')} lines in ${dir} (they end ${new Date(kept.endMs).toISOString()}; load average ${loadavg().map((x) => f(x)).join(' ')})`)
+  else {
+    // Checks sit on 100 resources; lines on the first 50 (the other half's counts read nothing, like quiet services).
+    // The set ends 20 minutes ahead (kept: KEEP_AHEAD_MS), so the windows keep finding lines while the bench runs.
+    const endMs = Date.now() + (keep === undefined ? 20 * 60_000 : KEEP_AHEAD_MS)
+    const shape: Shape = { rows: LINES, resources: RESOURCES, days: 7, endNs: BigInt(endMs) * 1_000_000n }
+    console.log(`log checks: generating ${LINES.toLocaleString('en')} lines over ${RESOURCES} resources and 7 days (load average ${loadavg().map((x) => f(x)).join(' ')})...`)
+    const g0 = performance.now()
+    for (let off = 0; off < LINES; off += CHUNK) {
+      const q = insertSelect(`${store.database}.logs`, shape, off, Math.min(CHUNK, LINES - off), workspaceId, resources.slice(0, RESOURCES))
+      await store.command(q.sql, q.params)
+    }
+    console.log(`  loaded in ${f((performance.now() - g0) / 1000)} s`)
+    if (keep !== undefined) writeFileSync(idsFile, JSON.stringify({ lines: LINES, endMs, workspaceId, resources } satisfies Kept))
   }
-  console.log(`  loaded in ${f((performance.now() - g0) / 1000)} s; ${CHECKS} log checks at ${INTERVAL_S} s (${f(CHECKS / INTERVAL_S)} evaluations/s due), windows of 300 s`)
+  console.log(`  ${CHECKS} log checks at ${INTERVAL_S} s (${f(CHECKS / INTERVAL_S)} evaluations/s due), windows of 300 s`)
 
   // ---- the monitor ----
   const timed = new TimedSource(new StoreLogSource(store, null))
@@ -149,5 +174,5 @@ raw baseline (the same counts one by one, with their lines, at ${f(rate)}/s for 
 } finally {
   await b.close()
   await store.close()
-  rmSync(dir, { recursive: true, force: true })
+  if (keep === undefined) rmSync(dir, { recursive: true, force: true })
 }

@@ -108,11 +108,27 @@ export async function createChecks(db: Database, count: number, mix: Mix, cfg: R
   return made
 }
 
-/** A workspace with 100 resources and `count` checks, the i-th of kind and configuration `pick(i)`, on resource i mod 100. */
-export async function insertChecks(db: Database, count: number, pick: (i: number) => { kind: string; config: CheckConfig }): Promise<{ workspaceId: string; resources: string[] }> {
+export interface BenchIds {
+  workspaceId: string
+  resources: string[]
+}
+
+/**
+ * A workspace with 100 resources and `count` checks, the i-th of kind and configuration `pick(i)`, on resource i mod 100.
+ * With `ids` (a kept log store's, bench/monitor/logs.ts BENCH_LOG_DIR), the workspace and resources get those ids.
+ */
+export async function insertChecks(db: Database, count: number, pick: (i: number) => { kind: string; config: CheckConfig }, ids?: BenchIds): Promise<BenchIds> {
   const ws = await createWorkspace(db, 'bench')
+  // Nothing refers to a row made a moment ago, so its id can still be changed.
+  if (ids !== undefined) await db.query('UPDATE workspaces SET id = $1 WHERE id = $2', [ids.workspaceId, ws.id])
+  if (ids !== undefined) ws.id = ids.workspaceId
   const resources: string[] = []
-  for (let i = 0; i < 100; i++) resources.push((await registerResource(db, ws.id, { external_id: `bench-${i}`, name: `bench ${i}` })).resource.id)
+  for (let i = 0; i < 100; i++) {
+    const made = (await registerResource(db, ws.id, { external_id: `bench-${i}`, name: `bench ${i}` })).resource.id
+    const id = ids?.resources[i] ?? made
+    if (id !== made) await db.query('UPDATE resources SET id = $1 WHERE id = $2', [id, made])
+    resources.push(id)
+  }
   const now = new Date().toISOString()
   for (let start = 0; start < count; start += 2000) {
     const rows = []

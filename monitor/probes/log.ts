@@ -5,6 +5,8 @@
 // cannot answer or when lines received before the window's end may still be
 // waiting in the loader's backlog.
 import { PROBE_REASONS } from '../errors.ts'
+import { CONFIRMATIONS } from '../vocabulary.ts'
+import type { CheckState } from '../state.ts'
 import type { LogConfig, LogQuery } from '../log-config.ts'
 import { outcome, type Outcome, type ProbeContext, type ProbeTarget, type Runner } from './outcome.ts'
 
@@ -78,15 +80,21 @@ function describeQuery(q: LogQuery): string {
 }
 
 /**
- * Up observations in a row after which a check's next count leaves out the sample lines: the
- * two observations that recover an incident (and its recovery notice) still quote the lines.
+ * Whether this observation's count should read the five newest matching lines: not while the
+ * check is steady, i.e. `up` for two observations in a row with no incident, or `down` for two with
+ * its incident open and its opening notice written (the two confirming downs, the one that sends
+ * a notice deferred by maintenance and the two recovering ups all read them). Without a state
+ * (not the monitor's scheduler), always. The state is the stored one, so a restart changes nothing.
  */
-const QUIET_AFTER_UPS = 2
+function steadyWay(state: Readonly<CheckState> | undefined): 'up' | 'down' | null {
+  if (state === undefined || state.streak < CONFIRMATIONS) return null
+  if (state.candidate === 'up' && state.openIncidentId === null) return 'up'
+  if (state.candidate === 'down' && state.openIncidentId !== null && state.incidentNotified) return 'down'
+  return null
+}
 
 export class LogRunner implements Runner {
   readonly #source: LogSource | null
-  /** Each check's up observations in a row in this process (absent: none yet, so samples are read). */
-  readonly #ups = new Map<string, number>()
 
   constructor(source: LogSource | null) {
     this.#source = source
@@ -105,25 +113,22 @@ export class LogRunner implements Runner {
       // Lines received before the window's end and not stored yet would be missing from the count.
       pending = await source.oldestPending()
       if (pending !== null && pending < endMs) {
-        this.#ups.delete(target.checkId)
         return outcome('unknown', PROBE_REASONS.logLagging,
           `the loader's backlog starts at ${new Date(pending).toISOString()}, before the window's end (${new Date(endMs).toISOString()}): lines may not be stored yet`)
       }
+      const steady = steadyWay(ctx.state)
       const req: LogCountRequest = {
         workspaceId: target.resource.workspaceId, resourceId: target.resource.resourceId, query: c.query, startMs, endMs, timeoutMs: target.timeoutMs,
-        samples: (this.#ups.get(target.checkId) ?? 0) < QUIET_AFTER_UPS,
+        samples: steady === null,
       }
       result = await source.count(req)
-      // A steady check counted without lines that now crosses: count again with them (the incident quotes them).
-      if (!req.samples && this.#crossed(c, result.count)) result = await source.count({ ...req, samples: true })
+      // A steady check counted without lines that now turns: count again with them (an incident or its recovery quotes them).
+      if (steady !== null && (this.#crossed(c, result.count) ? 'down' : 'up') !== steady) result = await source.count({ ...req, samples: true })
     } catch (err) {
-      this.#ups.delete(target.checkId)
       return outcome('unknown', PROBE_REASONS.logUnavailable, `the log store cannot answer: ${clip(String((err as Error)?.message ?? err), 300)}`)
     }
     const latency = performance.now() - started
     const crossed = this.#crossed(c, result.count)
-    if (crossed) this.#ups.delete(target.checkId)
-    else this.#ups.set(target.checkId, Math.min(QUIET_AFTER_UPS, (this.#ups.get(target.checkId) ?? 0) + 1))
     const samples = result.samples.slice(0, 5).map((s) => ({ time: s.time, severity: s.severity, message: clip(s.message, SAMPLE_MESSAGE_CHARS) }))
     const evidence: LogEvidence = {
       query: c.query, comparison: c.comparison, threshold: c.threshold, window_seconds: c.window_seconds, count: result.count,

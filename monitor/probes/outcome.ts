@@ -1,6 +1,7 @@
 // What a probe is given and reports, and the classification of network errors into reason codes.
 import type { CredentialPolicy, CredentialRef } from '../credentials.ts'
 import { PROBE_REASONS, type ProbeReason } from '../errors.ts'
+import type { CheckState } from '../state.ts'
 import type { Observation } from '../vocabulary.ts'
 import type { SshTunnels } from '../../tunnel/index.ts'
 import { outcome, type Outcome } from './result.ts'
@@ -31,6 +32,8 @@ export interface ProbeContext {
   tunnels?: SshTunnels
   /** The scheduler clock's time at probe start. */
   now: number
+  /** The check's confirmation state before this observation (the monitor's; absent elsewhere): a log check reads its sample lines only when this observation can change something. */
+  state?: Readonly<CheckState>
 }
 
 export interface Runner {

@@ -2,15 +2,17 @@
 // over query/log-count-batch.ts), on a real embedded engine: every filter kind
 // counts exactly what the one-by-one count counts, N counts are one statement,
 // a failing statement makes every check in it unknown, and sample lines are
-// read only while they matter (down, and the two ups that recover).
+// read only while they matter (the downs that confirm an incident or send its
+// notice, and the two ups that recover), judged from the check's stored state.
 import t from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { migrateLogStore, openLogStore, type LogStore } from '../../ingest/index.ts'
 import { countMatchingLines } from '../../query/internal.ts'
-import { createRunners, PROBE_REASONS, type LogCountRequest, type ProbeTarget } from '../../monitor/index.ts'
+import { createRunners, PROBE_REASONS, type LogCountRequest, type Outcome, type ProbeTarget, type Runner } from '../../monitor/index.ts'
 import type { ProbeContext } from '../../monitor/internal.ts'
+import { applyObservation, initialState, type CheckState } from '../../monitor/state.ts'
 import { StoreLogSource } from '../../deploy/roles/log-source.ts'
 import { closedPort } from '../alerting/alerts/receivers.ts'
 
@@ -125,35 +127,83 @@ const target = (checkId: string, config: Record<string, unknown>, resourceId = A
 })
 const ctx = { now: NOW + 1 } as ProbeContext
 
+/** A check as the scheduler holds it: its stored confirmation state, moved by each outcome (monitor/state.ts). */
+class Held {
+  state: CheckState = initialState(NOW)
+  readonly target: ProbeTarget
+  constructor(target: ProbeTarget) {
+    this.target = target
+  }
+  async run(runner: Runner, inMaintenance = false): Promise<Outcome> {
+    const o = await runner.run(this.target, { ...ctx, state: this.state })
+    this.state = applyObservation(this.state, o.status, { at: NOW, required: true, inMaintenance, staleAfterMs: 3_600_000, missingCounts: false }).next
+    return o
+  }
+}
+const samplesOf = (o: Outcome) => (o.details as { log: { samples: { message: string }[] } }).log.samples
+const runAll = (runner: Runner, held: readonly Held[]) => Promise.all(held.map((h) => h.run(runner)))
+
 t.test('sample lines while they matter; a failing statement makes every check in it unknown', async (t) => {
   const s = counting(store)
   const runner = createRunners(null, { logs: new StoreLogSource(s, null) }, ['log']).log
   if (runner === undefined) throw new Error('no log runner')
-  const checks = Array.from({ length: 6 }, (_, i) => target(`c${i}`, { query: { q: 'payment declined' }, threshold: i % 2 ? 1 : 50, comparison: i % 2 ? 'below' : 'above' }))
+  const checks = Array.from({ length: 6 }, (_, i) => new Held(target(`c${i}`, { query: { q: 'payment declined' }, threshold: i % 2 ? 1 : 50, comparison: i % 2 ? 'below' : 'above' })))
   // The first two ups of each check read their lines (a recovery quotes them), the six together.
   for (let round = 0; round < 2; round++) {
-    const o = await Promise.all(checks.map((c) => runner.run(c, ctx)))
+    const o = await runAll(runner, checks)
     t.same(o.map((x) => x.status), checks.map(() => 'up'))
-    t.ok(o.every((x) => (x.details as { log: { samples: unknown[] } }).log.samples.length === 3), 'up, recovering: with its lines')
+    t.ok(o.every((x) => samplesOf(x).length === 3), 'up, recovering: with its lines')
   }
   t.equal(s.statements, 2)
   // Steady: the six are counted together, without lines.
-  const steady = await Promise.all(checks.map((c) => runner.run(c, ctx)))
+  const steady = await runAll(runner, checks)
   t.same(steady.map((x) => x.status), checks.map(() => 'up'))
-  t.ok(steady.every((x) => (x.details as { log: { count: number; samples: unknown[] } }).log.samples.length === 0))
+  t.ok(steady.every((x) => samplesOf(x).length === 0))
   t.same(steady.map((x) => (x.details as { log: { count: number } }).log.count), checks.map(() => 3), 'the two declines and a line whose attribute says declined')
   t.equal(s.statements, 3, 'one statement for the six')
   // A steady check that crosses is counted again with its lines: the incident quotes them.
-  const crossing = await runner.run(target('c0', { query: { q: 'payment declined' }, threshold: 1 }), ctx)
+  const c0 = checks[0] as Held
+  c0.target.config.threshold = 1
+  const crossing = await c0.run(runner)
   t.equal(crossing.status, 'down')
-  t.same((crossing.details as { log: { samples: { message: string }[] } }).log.samples.map((x) => x.message), ['payment declined for order 1', 'payment declined (retrying)', 'payment accepted'])
+  const lines = ['payment declined for order 1', 'payment declined (retrying)', 'payment accepted']
+  t.same(samplesOf(crossing).map((x) => x.message), lines)
   t.equal(s.statements, 5)
+  // The second down confirms and opens the incident (its reason quotes the lines); once the incident is
+  // open and notified, a steady down is counted without them, and the first up after it with them again.
+  const confirming = await c0.run(runner)
+  t.equal(c0.state.health, 'unhealthy')
+  t.ok(c0.state.openIncidentId !== null && c0.state.incidentNotified, 'incident opened and notified')
+  t.same(samplesOf(confirming).map((x) => x.message), lines, 'the confirming observation quotes the lines')
+  t.match(confirming.reason, /; newest: \[.*\] payment declined for order 1/)
+  const before = s.statements
+  const steadyDown = await c0.run(runner)
+  t.equal(steadyDown.status, 'down')
+  t.same(samplesOf(steadyDown), [], 'a steady down reads no lines')
+  t.notMatch(steadyDown.reason, /newest:/)
+  t.equal(s.statements, before + 1, 'one count, not counted again')
+  c0.target.config.threshold = 50
+  const recovering = await c0.run(runner)
+  t.equal(recovering.status, 'up')
+  t.same(samplesOf(recovering).map((x) => x.message), lines, 'the first recovering up quotes its lines (counted again with them)')
+  t.same(samplesOf(await c0.run(runner)).map((x) => x.message), lines, 'and the second, whose recovery notice quotes them')
+  t.equal(c0.state.openIncidentId, null)
+  t.same(samplesOf(await c0.run(runner)), [], 'steady up again')
+  // An incident opened during maintenance has no notice yet: its downs keep their lines until one sends it.
+  const m = new Held(target('m', { query: { q: 'payment declined' }, threshold: 1 }))
+  for (let i = 0; i < 3; i++) t.equal(samplesOf(await m.run(runner, true)).length, 3, `down ${i + 1} in maintenance: lines`)
+  t.ok(m.state.openIncidentId !== null && !m.state.incidentNotified)
+  t.equal(samplesOf(await m.run(runner)).length, 3, 'the down that sends the deferred notice: lines')
+  t.same(samplesOf(await m.run(runner)), [], 'then steady')
+  // Without the scheduler's state (another caller): always with lines.
+  t.equal(samplesOf(await runner.run(c0.target, ctx)).length, 3)
   // The store stops answering (a ClickHouse nothing listens on): the one statement fails, all six are unknown, none up.
   const gone = openLogStore({ url: `http://127.0.0.1:${await closedPort()}` })
   t.teardown(() => gone.close())
   s.inner = gone
   const rest = checks.slice(1)
-  const failed = await Promise.all(rest.map((c) => runner.run(c, ctx)))
-  t.equal(s.statements, 6, 'one failing statement')
+  const failing = s.statements
+  const failed = await runAll(runner, rest)
+  t.equal(s.statements, failing + 1, 'one failing statement')
   t.same(failed.map((x) => [x.status, x.code]), rest.map(() => ['unknown', PROBE_REASONS.logUnavailable]))
 })

@@ -114,6 +114,22 @@ t.test('above: matching lines open an incident quoting them; the webhook carries
   t.equal(page.body.log.samples.length, 5)
   t.match(page.body.log.explorer, new RegExp(`^#/logs/${svc}\\?start=`))
   t.match(page.body.incident.open_reason, /7 lines matched/)
+  // Confirmed and notified: the next downs are counted without their lines; the page keeps those of the confirming observation.
+  const five = log.samples.map((s: { message: string }) => s.message)
+  const later = await waitFor(async () => {
+    const p = (await lk.req('GET', `${W}/resources/${svc}/monitoring/incidents/${opened.incident.id}`)).body
+    return p.observations.some((o: { status: string; observed_at: string }) => o.status === 'down' && o.observed_at > p.incident.opened_at) ? p : undefined
+  }, 'a down observation after the opening')
+  const steady = later.observations.find((o: { status: string; observed_at: string }) => o.status === 'down' && o.observed_at > later.incident.opened_at)
+  t.same(steady.details.log.samples, [], 'a steady down carries no lines')
+  t.ok(steady.details.log.count > 5)
+  t.same(later.log.samples.map((s: { message: string }) => s.message), five, 'the incident page still shows the lines')
+  // The day's retention prunes the confirming observations: the incident keeps the evidence it opened with.
+  await lk.lookout.db.query('DELETE FROM monitor_results WHERE check_id = $1 AND observed_at <= $2', [check.body.id, later.incident.opened_at])
+  const pruned = (await lk.req('GET', `${W}/resources/${svc}/monitoring/incidents/${opened.incident.id}`)).body
+  t.equal(pruned.timeline.filter((e: { type: string }) => e.type === 'observation').length, 0, 'no confirming observation left')
+  t.same(pruned.log.samples.map((s: { message: string }) => s.message), five, 'the lines it opened with')
+  t.equal(pruned.log.window_end, log.window_end)
 
   // The lines leave the 10 s window: two observations under the threshold close it.
   const closed = await waitFor(() => http.on('/log-alerts').find((r) => r.json?.type === 'incident.closed')?.json, 'the recovery alert', 40_000)
