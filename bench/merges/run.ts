@@ -88,7 +88,7 @@ const variants = VARIANT_SETS[process.env.BENCH_VARIANTS ?? 'selector']
 if (variants === undefined) throw new Error(`BENCH_VARIANTS must be one of ${Object.keys(VARIANT_SETS).join(', ')}`)
 
 interface Sample {
-  cpuPerM: number; mergeCpuPerM: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number
+  cpuPerM: number; mergeCpuPerM: number; fedPerS: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number
   /** Searches during the feed: the newest minute, and the whole table; rare term and trace id. */
   during: Record<string, number[]>
 }
@@ -195,13 +195,14 @@ for (let rep = 0; rep < REPS; rep++) {
       }
       if (i % 8 === 4) await searchDuring(table, during)
     }
+    const fedPerS = inserted / ((performance.now() - t0) / 1000)
     await sleep(SETTLE_S * 1000)
     const cpu = cpuNow() - c0
     const split = cpuBetween(threads0, cpuSnapshot(process.pid, byThread))
     const { parts: partsEnd, bytes: diskBytes } = await activePartsSize(store, table)
     const ms = await searchMs(table)
     samples.set(v.name, [...(samples.get(v.name) ?? []), {
-      cpuPerM: cpu / (inserted / 1e6), mergeCpuPerM: (split[MERGES] ?? 0) / (inserted / 1e6), during, mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      cpuPerM: cpu / (inserted / 1e6), fedPerS, mergeCpuPerM: (split[MERGES] ?? 0) / (inserted / 1e6), during, mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
       searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
     }])
     await store.command(`DROP TABLE ${db}.${table} SYNC`)
@@ -213,10 +214,10 @@ console.log(`${RATE} rows/s in inserts of ${perInsert * DEFAULT_SHAPE.records} (
 console.log('engine CPU-s per million rows over feed + settle (inserts and merges); active parts (most seen, at the end); a rare-term search over them (ms)')
 console.log('MiB/M: active parts on disk at the end, per million rows inserted')
 console.log('merge CPU-s/M: the part of it on the engine\'s MergeMutate threads (the rest is the inserts, and the few searches)')
-console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'insert CPU-s/M'.padStart(14)} ${'merge CPU-s/M'.padStart(14)} ${'MiB/M'.padStart(14)} ${'late'.padStart(7)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
+console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'insert CPU-s/M'.padStart(14)} ${'merge CPU-s/M'.padStart(14)} ${'MiB/M'.padStart(14)} ${'late'.padStart(7)} ${'rows/s fed'.padStart(16)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
 for (const v of variants) {
   const s = samples.get(v.name) as Sample[]
-  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.cpuPerM - x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
+  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.cpuPerM - x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.fedPerS), 0).padStart(16)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
 }
 if (variants.some((v) => v.insertSettings !== undefined)) {
   console.log('searches while the feed runs (ms, p50 / p95 over every repetition): rare term and trace id, newest minute and the whole table')
