@@ -9,6 +9,8 @@ import { countBuffersInHeapLimit, loadConfig, restartLean, startLookout } from '
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
 import { ROW_FORMATS } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
+import { QueryRouteLookup } from '../ingest/freshness.ts'
+import { bodyPool, flood, ISSUE35_SHAPE, markerBody, stampSeed, type FloodResult } from './issue35.ts'
 import { mib, percentile, rssSampler } from '../lib/stats.ts'
 import { cpuBetween, cpuSnapshot, processCpuSeconds, type ThreadClassifier } from '../lib/procstat.ts'
 import { CPU_CATEGORIES, lookoutThreads } from '../ingest/pipeline.ts'
@@ -22,12 +24,23 @@ restartLean()
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300_000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
-const REQUESTS = Math.ceil(EVENTS / DEFAULT_SHAPE.records)
+// BENCH_SHAPE=issue35: issue 35's load (190-character records, 5 attributes, unique bodies) for
+// BENCH_SECONDS, then a marker whose search is timed (issue35.ts); otherwise BENCH_EVENTS of the default shape.
+const ISSUE35 = process.env.BENCH_SHAPE === 'issue35'
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
+const SHAPE = ISSUE35 ? ISSUE35_SHAPE : DEFAULT_SHAPE
+const REQUESTS = ISSUE35 ? 0 : Math.ceil(EVENTS / SHAPE.records)
+/** The raw baselines' rows in the issue35 shape: this many of the pool's bodies, each with seeds of its own. */
+const RAW_REQUESTS = Math.ceil(Number(process.env.BENCH_RAW_EVENTS ?? 300_000) / SHAPE.records)
 
 process.stdout.write(`runtime: ${process.env.LOOKOUT_LEAN_RUNTIME === 'applied' ? 'as lookout serve runs (lean)' : 'Node\'s defaults'}; ${process.execArgv.join(' ')}\n`)
-process.stdout.write(`encoding ${REQUESTS} requests of ${DEFAULT_SHAPE.records} records with the OpenTelemetry serializer...\n`)
+process.stdout.write(ISSUE35
+  ? `shape issue35: ${CONCURRENCY} senders for ${SECONDS} s, ${SHAPE.records} records of ${SHAPE.messageLength} characters and ${SHAPE.attributes} attributes a request, unique bodies\n`
+  : `encoding ${REQUESTS} requests of ${SHAPE.records} records with the OpenTelemetry serializer...\n`)
 const bodies: Uint8Array[] = []
 for (let i = 0; i < REQUESTS; i++) bodies.push(encodeProtobuf(makeRecords(i + 1)))
+// Four bodies per sender: one in flight, the next ones stamped while it is answered.
+const pooled = ISSUE35 ? bodyPool(CONCURRENCY * 4, SHAPE) : []
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lookout-bench-'))
 const config = loadConfig({ ...process.env, LOOKOUT_DATA_DIR: dataDir, LOOKOUT_PORT: '0' })
@@ -37,7 +50,9 @@ const ws = (await createWorkspace(lookout.db, 'bench')).id
 const { token } = await createToken(lookout.db, { workspaceId: ws, scopes: ALL_SCOPES, resources: 'all' })
 const rid = (await registerResource(lookout.db, ws, { external_id: 'bench', name: 'bench' })).resource.id
 
-const totalBytes = bodies.reduce((s, b) => s + b.byteLength, 0)
+const totalBytes = ISSUE35 ? 0 : bodies.reduce((s, b) => s + b.byteLength, 0)
+const pooledBytesPerRequest = pooled.length === 0 ? 0 : pooled.reduce((s, b) => s + b.bytes.byteLength, 0) / pooled.length
+const warmBody = (ISSUE35 ? pooled[0]?.bytes : bodies[0]) as Uint8Array
 
 const pool = new Pool(lookout.url, { connections: CONCURRENCY, pipelining: 1 })
 const path = `/v1/workspaces/${ws}/resources/${rid}/otlp/v1/logs`
@@ -80,15 +95,15 @@ const loaderStats = () => {
 const warmRid = (await registerResource(lookout.db, ws, { external_id: 'bench-warmup', name: 'bench-warmup' })).resource.id
 const warmStarted = performance.now()
 // Retried on 429/503 as a sender would: on a loaded machine the first workers can take longer to start than the queue waits.
-let warm = await pool.request({ method: 'POST', path: `/v1/workspaces/${ws}/resources/${warmRid}/otlp/v1/logs`, headers, body: bodies[0] })
+let warm = await pool.request({ method: 'POST', path: `/v1/workspaces/${ws}/resources/${warmRid}/otlp/v1/logs`, headers, body: warmBody })
 for (let i = 0; i < 60 && (warm.statusCode === 429 || warm.statusCode === 503); i++) {
   await warm.body.arrayBuffer()
   await new Promise((r) => setTimeout(r, 500))
-  warm = await pool.request({ method: 'POST', path: `/v1/workspaces/${ws}/resources/${warmRid}/otlp/v1/logs`, headers, body: bodies[0] })
+  warm = await pool.request({ method: 'POST', path: `/v1/workspaces/${ws}/resources/${warmRid}/otlp/v1/logs`, headers, body: warmBody })
 }
 await warm.body.arrayBuffer()
 if (warm.statusCode !== 200) throw new Error(`the warm-up request was refused: ${warm.statusCode}`)
-await waitStored(warmRid, DEFAULT_SHAPE.records)
+await waitStored(warmRid, SHAPE.records)
 const warmMs = performance.now() - warmStarted
 const loaded0 = loaderStats()
 
@@ -112,9 +127,25 @@ async function sender(): Promise<void> {
     }
   }
 }
-await Promise.all(Array.from({ length: CONCURRENCY }, sender))
-const tAcked = performance.now()
-await waitStored(rid, accepted)
+let flooded: FloodResult | null = null
+let markerMs = NaN
+if (ISSUE35) {
+  flooded = await flood(pool, path, headers, pooled, CONCURRENCY, SECONDS, SHAPE.records)
+  accepted = flooded.accepted
+  refused = flooded.refused
+  latencies.push(...flooded.latencies)
+  // The marker, sent once the flood has ended; searchable (the log query route) how long after.
+  const nonce = crypto.randomUUID().replaceAll('-', '').slice(0, 16)
+  const mark = await pool.request({ method: 'POST', path, headers, body: markerBody(nonce, SHAPE) })
+  await mark.body.arrayBuffer()
+  if (mark.statusCode !== 200) throw new Error(`the marker was refused: ${mark.statusCode}`)
+  const lookup = new QueryRouteLookup(lookout.url, ws, token)
+  while ((await lookup.find([{ nonce, resourceId: rid, timeMs: Date.now() - 60_000 }])).size === 0) await new Promise((r) => setTimeout(r, 25))
+  markerMs = performance.now() - flooded.endedMs
+  await lookup.close()
+} else await Promise.all(Array.from({ length: CONCURRENCY }, sender))
+const tAcked = flooded?.endedMs ?? performance.now()
+await waitStored(rid, accepted + (ISSUE35 ? 1 : 0))
 const tStored = performance.now()
 const loadedNow = loaderStats()
 const loaded = { batches: loadedNow.batches - loaded0.batches, rows: loadedNow.rows - loaded0.rows, insertMs: loadedNow.insertMs - loaded0.insertMs }
@@ -123,19 +154,32 @@ const cpu = process.cpuUsage(cpu0)
 const byStage = cpuBetween(threads0, cpuSnapshot(process.pid, stages))
 const natsCpu = natsPid === undefined ? 0 : processCpuSeconds(natsPid) - natsCpu0
 await pool.close()
+// Every acknowledged event stored once: the rows of the resource, and their distinct messages (each unique).
+const once = await lookout.store.query<{ c: string; u: string }>(
+  `SELECT count() AS c, uniqExact(message) AS u FROM ${lookout.store.database}.logs WHERE resource_id = {rid:UUID}`, { rid })
+const storedRows = Number(once.rows[0]?.c ?? 0) - (ISSUE35 ? 1 : 0)
+const distinctRows = Number(once.rows[0]?.u ?? 0) - (ISSUE35 ? 1 : 0)
 
-// Raw baseline: the same rows, encoded once up front, inserted straight into chdb in 100k-row batches.
+// Raw baseline: the same rows (in the issue35 shape, RAW_REQUESTS of the pool's bodies with seeds of
+// their own), encoded once up front, inserted straight into chdb in 100k-row batches.
 const raw: Buffer[] = []
 const fields = newRowFields()
-for (let i = 0; i < bodies.length; i++) {
+const rawBodies = ISSUE35 ? RAW_REQUESTS : bodies.length
+for (let i = 0; i < rawBodies; i++) {
   const w = new RowWriter(ws, rid, `raw${String(i).padStart(21, '0')}`, String(BigInt(Date.now()) * 1_000_000n), 64 * 1024 * 1024)
-  decodeOtlpProtobuf(bodies[i] as Uint8Array, w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: '0', maxMessageLength: 65536, fields, unstamped: 0 })
+  let body = bodies[i] as Uint8Array
+  if (ISSUE35) {
+    const p = pooled[i % pooled.length] as (typeof pooled)[number]
+    stampSeed(p, 90_000_000 + i)
+    body = p.bytes
+  }
+  decodeOtlpProtobuf(body, w, { minTimeNs: 0n, maxTimeNs: 1n << 62n, receivedNs: '0', maxMessageLength: 65536, fields, unstamped: 0 })
   raw.push(Buffer.from(w.finish().data))
 }
 // A fresh table of the product schema (indexes included), so the baseline pays what the loader pays.
 const db0 = lookout.store.database
 await lookout.store.command(`CREATE TABLE ${db0}.bench_raw_logs AS ${db0}.logs`)
-const perInsert = Math.max(1, Math.round(100_000 / DEFAULT_SHAPE.records))
+const perInsert = Math.max(1, Math.round(100_000 / SHAPE.records))
 const r0 = performance.now()
 for (let i = 0; i < raw.length; i += perInsert) {
   await lookout.store.insertJsonRows('bench_raw_logs', Buffer.concat(raw.slice(i, i + perInsert)), `raw-${i}`, ROW_FORMATS.native)
@@ -166,8 +210,8 @@ rmSync(dataDir, { recursive: true, force: true })
 
 const ackSeconds = (tAcked - t0) / 1000
 const e2eSeconds = (tStored - t0) / 1000
-const rawRate = (raw.length * DEFAULT_SHAPE.records) / rawSeconds
-const minimalRate = (raw.length * DEFAULT_SHAPE.records) / minimalSeconds
+const rawRate = (raw.length * SHAPE.records) / rawSeconds
+const minimalRate = (raw.length * SHAPE.records) / minimalSeconds
 const e2eRate = accepted / e2eSeconds
 const lines = [
   ['warm-up: one request stored, not measured (ms)', warmMs.toFixed(0)],
@@ -175,7 +219,10 @@ const lines = [
   ['requests refused (429/503, retried)', String(refused)],
   ['concurrency', String(CONCURRENCY)],
   ['accepted events/s (acknowledged)', (accepted / ackSeconds).toFixed(0)],
-  ['accepted MB/s (protobuf on the wire)', (totalBytes / 1e6 / ackSeconds).toFixed(1)],
+  ['accepted MB/s (protobuf on the wire)', ((ISSUE35 ? pooledBytesPerRequest * accepted / SHAPE.records : totalBytes) / 1e6 / ackSeconds).toFixed(1)],
+  ['protobuf bytes per record', ((ISSUE35 ? pooledBytesPerRequest : totalBytes / Math.max(1, bodies.length)) / SHAPE.records).toFixed(1)],
+  ['stored rows / distinct messages (each acknowledged event once)', `${storedRows} / ${distinctRows}${storedRows === accepted && distinctRows === accepted ? ' (exactly once)' : ' (NOT exactly once)'}`],
+  ...(ISSUE35 ? [['marker searchable after ms (from the flood\'s end; aim 2000)', markerMs.toFixed(0)]] : []),
   ['ack latency p50 / p99 / max ms', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)}`],
   ['last event queryable after ms (from the last ack)', (tStored - tAcked).toFixed(0)],
   ['end-to-end events/s (until all queryable)', e2eRate.toFixed(0)],

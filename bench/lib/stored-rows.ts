@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { decodeOtlpProtobuf, migrateLogStore, newRowFields, openLogStore, RowWriter, type LogStore } from '../../ingest/internal.ts'
+import { decodeOtlpProtobuf, EmbeddedStore, engineArgs, migrateLogStore, newRowFields, openLogStore, RowWriter, type LogStore } from '../../ingest/internal.ts'
 import { encodeProtobuf, makeRecords } from './traffic.ts'
 
 /** Requests 0..count-1 of the default traffic shape as stored-row bytes, request i received at receivedNs(i). */
@@ -21,10 +21,13 @@ export function storedRows(count: number, workspaceId: string, resourceId: strin
   return out
 }
 
-/** A chdb store in a new temporary directory (the caller removes it), with the product schema migrated. */
-export async function scratchLogStore(prefix: string): Promise<{ dir: string; store: LogStore }> {
+/**
+ * A chdb store in a new temporary directory (the caller removes it), with the product schema migrated;
+ * `extraArgs` are engine arguments at start beside the product's (server settings, e.g. the merge pool).
+ */
+export async function scratchLogStore(prefix: string, extraArgs: string[] = []): Promise<{ dir: string; store: LogStore }> {
   const dir = mkdtempSync(join(tmpdir(), prefix))
-  const store = openLogStore({ path: dir })
+  const store = extraArgs.length === 0 ? openLogStore({ path: dir }) : new EmbeddedStore(dir, 'lookout', null, [...engineArgs(), ...extraArgs], false)
   await migrateLogStore(store, { retentionDays: 7 })
   return { dir, store }
 }

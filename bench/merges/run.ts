@@ -21,7 +21,10 @@ const REPS = Number(process.env.BENCH_REPS ?? 2)
 const PER_INSERT = Number(process.env.BENCH_PER_INSERT ?? 37_500)
 const SEARCHES = 30
 
-const { dir, store } = await scratchLogStore('lookout-merges-')
+// BENCH_ENGINE_ARGS: engine arguments at start beside the product's (e.g. --background_pool_size=4, a
+// server setting: one engine per process, so a pool size is compared across runs, not variants).
+const ENGINE_ARGS = (process.env.BENCH_ENGINE_ARGS ?? '').split(' ').filter((a) => a !== '')
+const { dir, store } = await scratchLogStore('lookout-merges-', ENGINE_ARGS)
 const db = store.database
 
 // DISTINCT inserts' worth of rows, as the pipeline writes them, inserted in turn: a merge of up to
@@ -31,11 +34,16 @@ const ws = crypto.randomUUID()
 const rid = crypto.randomUUID()
 const perInsert = Math.max(1, Math.round(PER_INSERT / DEFAULT_SHAPE.records))
 const requests = storedRows(perInsert * DISTINCT, ws, rid, () => String(BigInt(Date.now()) * 1_000_000n))
-const batches = Array.from({ length: DISTINCT }, (_, b) => Buffer.concat(requests.slice(b * perInsert, (b + 1) * perInsert)))
-const rowsPerInsert = perInsert * DEFAULT_SHAPE.records
-const intervalMs = (rowsPerInsert / RATE) * 1000
+/** The requests cut into inserts of `per` requests each (pieces, not copied: the loader's way). */
+const batchesOf = (per: number): Buffer[][] => Array.from({ length: Math.floor(requests.length / per) }, (_, b) => requests.slice(b * per, (b + 1) * per))
 
-interface Variant { name: string; settings: string; columns?: string; insertSettings?: string }
+interface Variant {
+  name: string; settings: string; columns?: string; insertSettings?: string
+  /** Another partition key than the product's `toDate(timestamp)` (the table is created with it). */
+  partition?: string
+  /** Rows per insert instead of BENCH_PER_INSERT (the same rate: fewer, larger inserts or more, smaller ones). */
+  perInsert?: number
+}
 // Each variant sets both settings: a table made AS the product's copies its settings (migration 5's).
 const HEURISTIC = 'merge_selector_enable_heuristic_to_lower_max_parts_to_merge_at_once'
 const PRODUCT = `${MERGE_SETTINGS}, ${HEURISTIC} = 1`
@@ -58,6 +66,18 @@ const VARIANT_SETS: Record<string, Variant[]> = {
     { name: 'materialize_skip_indexes_on_insert = 0', settings: PRODUCT, insertSettings: 'materialize_skip_indexes_on_insert = 0' },
     { name: 'text indexes by merges, minmax + bloom at insert', settings: PRODUCT, insertSettings: "exclude_materialize_skip_indexes_on_insert = 'idx_message, idx_attr_values'" },
   ],
+  // Issue 35's tuning levers, each against the product: the insert block size (the loader's batch
+  // under a backlog), min_bytes_for_wide_part (migration 4: 256 MiB; the engine's default 10 MiB),
+  // and the partition key (one partition for the whole table against the product's daily ones).
+  levers: [
+    { name: 'product (inserts of BENCH_PER_INSERT rows)', settings: PRODUCT },
+    { name: 'min_bytes_for_wide_part = 10 MiB (engine default)', settings: `${PRODUCT}, min_bytes_for_wide_part = 10485760` },
+    { name: 'PARTITION BY tuple() (one partition)', settings: PRODUCT, partition: 'tuple()' },
+    { name: 'inserts of half the rows', settings: PRODUCT, perInsert: Math.round(PER_INSERT / 2) },
+    { name: 'inserts of twice the rows', settings: PRODUCT, perInsert: PER_INSERT * 2 },
+  ],
+  // BENCH_SECONDS-long steady run of the product alone (issue 35: insert and merge CPU apart, with the parts).
+  product: [{ name: 'product', settings: PRODUCT }],
   codec: [
     { name: 'product (ZSTD(1) on text, Delta + ZSTD(1) on times)', settings: PRODUCT },
     { name: 'LZ4 on the text columns', settings: PRODUCT, columns: codec(TEXT_COLUMNS, 'LZ4') },
@@ -68,7 +88,7 @@ const variants = VARIANT_SETS[process.env.BENCH_VARIANTS ?? 'selector']
 if (variants === undefined) throw new Error(`BENCH_VARIANTS must be one of ${Object.keys(VARIANT_SETS).join(', ')}`)
 
 interface Sample {
-  cpuPerM: number; mergeCpuPerM: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number
+  cpuPerM: number; mergeCpuPerM: number; fedPerS: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number
   /** Searches during the feed: the newest minute, and the whole table; rare term and trace id. */
   during: Record<string, number[]>
 }
@@ -85,9 +105,9 @@ const spool = join(dir, 'bench-spool')
 mkdirSync(spool, { recursive: true })
 
 /** An insert with settings of its own, the store's way (the rows in a file, INSERT ... SELECT FROM file()). */
-async function insertWith(table: string, body: Buffer, token: string, settings: string): Promise<void> {
+async function insertWith(table: string, body: Buffer[], token: string, settings: string): Promise<void> {
   const path = join(spool, `${token}.native`)
-  await writeFile(path, body)
+  await writeFile(path, Buffer.concat(body))
   try {
     await store.command(`INSERT INTO ${db}.${table} (${LOG_COLUMNS.map((c) => c.name).join(', ')}) SELECT * FROM file('${path}', Native) ` +
       `SETTINGS insert_deduplication_token = '${token}', ${settings}`)
@@ -132,7 +152,14 @@ let n = 0
 for (let rep = 0; rep < REPS; rep++) {
   for (const v of variants) {
     const table = `m${n++}`
-    await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
+    if (v.partition === undefined) await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
+    else {
+      // The product's statement with another partition key (a table made AS another keeps its key).
+      const ddl = await store.query<{ q: string }>(`SELECT create_table_query AS q FROM system.tables WHERE database = {db:String} AND name = 'logs'`, { db })
+      const q = String(ddl.rows[0]?.q)
+      if (!q.includes('PARTITION BY toDate(timestamp)')) throw new Error('the product table has another partition key than toDate(timestamp)')
+      await store.command(q.replace(`${db}.logs`, `${db}.${table}`).replace('PARTITION BY toDate(timestamp)', `PARTITION BY ${v.partition}`))
+    }
     await store.command(`ALTER TABLE ${db}.${table} MODIFY SETTING ${v.settings}`)
     if (v.columns !== undefined) await store.command(`ALTER TABLE ${db}.${table} ${v.columns}`)
     const c0 = cpuNow()
@@ -142,25 +169,40 @@ for (let rep = 0; rep < REPS; rep++) {
     let inserted = 0
     let late = 0
     let partsMax = 0
+    let reported = performance.now()
+    const batches = batchesOf(Math.max(1, Math.round((v.perInsert ?? PER_INSERT) / DEFAULT_SHAPE.records)))
+    const rowsPerInsert = (batches[0]?.length ?? 0) * DEFAULT_SHAPE.records
+    const intervalMs = (rowsPerInsert / RATE) * 1000
     // Open loop: insert i is due at t0 + i * interval; one that comes due while another runs waits (counted late).
     for (let i = 0; performance.now() - t0 < FEED_S * 1000; i++) {
       const wait = t0 + i * intervalMs - performance.now()
       if (wait > 0) await sleep(wait)
       else if (i > 0) late++
-      const body = batches[i % DISTINCT] as Buffer
+      const body = batches[i % batches.length] as Buffer[]
       if (v.insertSettings === undefined) await store.insertJsonRows(table, body, `${table}-${i}`, ROW_FORMATS.native)
       else await insertWith(table, body, `${table}-${i}`, v.insertSettings)
       inserted += rowsPerInsert
-      if (i % 8 === 0) partsMax = Math.max(partsMax, await activeParts(store, table))
+      if (i % 8 === 0) {
+        const parts = await activeParts(store, table)
+        partsMax = Math.max(partsMax, parts)
+        // A long run's course, a line a minute: parts, late inserts, the engine's CPU so far (merges apart).
+        if (performance.now() - reported >= 60_000) {
+          reported = performance.now()
+          const so = cpuBetween(threads0, cpuSnapshot(process.pid, byThread))
+          const m = inserted / 1e6
+          console.log(`  ${v.name} ${((reported - t0) / 1000).toFixed(0)} s: ${parts} active parts, ${late} late, CPU-s/M insert ${(((cpuNow() - c0) - (so[MERGES] ?? 0)) / m).toFixed(2)}, merges ${((so[MERGES] ?? 0) / m).toFixed(2)}`)
+        }
+      }
       if (i % 8 === 4) await searchDuring(table, during)
     }
+    const fedPerS = inserted / ((performance.now() - t0) / 1000)
     await sleep(SETTLE_S * 1000)
     const cpu = cpuNow() - c0
     const split = cpuBetween(threads0, cpuSnapshot(process.pid, byThread))
     const { parts: partsEnd, bytes: diskBytes } = await activePartsSize(store, table)
     const ms = await searchMs(table)
     samples.set(v.name, [...(samples.get(v.name) ?? []), {
-      cpuPerM: cpu / (inserted / 1e6), mergeCpuPerM: (split[MERGES] ?? 0) / (inserted / 1e6), during, mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      cpuPerM: cpu / (inserted / 1e6), fedPerS, mergeCpuPerM: (split[MERGES] ?? 0) / (inserted / 1e6), during, mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
       searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
     }])
     await store.command(`DROP TABLE ${db}.${table} SYNC`)
@@ -168,14 +210,14 @@ for (let rep = 0; rep < REPS; rep++) {
 }
 
 const all = (xs: number[], d = 1): string => xs.map((x) => x.toFixed(d)).join(' / ')
-console.log(`${RATE} rows/s in inserts of ${rowsPerInsert} for ${FEED_S} s, then ${SETTLE_S} s of merges; ${REPS} alternating repetitions`)
+console.log(`${RATE} rows/s in inserts of ${perInsert * DEFAULT_SHAPE.records} (unless the variant says) for ${FEED_S} s, then ${SETTLE_S} s of merges; ${REPS} alternating repetitions; engine args: ${ENGINE_ARGS.join(' ') || 'the product\'s'}`)
 console.log('engine CPU-s per million rows over feed + settle (inserts and merges); active parts (most seen, at the end); a rare-term search over them (ms)')
 console.log('MiB/M: active parts on disk at the end, per million rows inserted')
 console.log('merge CPU-s/M: the part of it on the engine\'s MergeMutate threads (the rest is the inserts, and the few searches)')
-console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'merge CPU-s/M'.padStart(14)} ${'MiB/M'.padStart(14)} ${'late'.padStart(7)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
+console.log(`${'variant'.padEnd(52)} ${'CPU-s/M'.padStart(14)} ${'insert CPU-s/M'.padStart(14)} ${'merge CPU-s/M'.padStart(14)} ${'MiB/M'.padStart(14)} ${'late'.padStart(7)} ${'rows/s fed'.padStart(16)} ${'parts max'.padStart(10)} ${'parts end'.padStart(10)} ${'search p50'.padStart(12)} ${'p95'.padStart(12)}`)
 for (const v of variants) {
   const s = samples.get(v.name) as Sample[]
-  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
+  console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.cpuPerM - x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.fedPerS), 0).padStart(16)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
 }
 if (variants.some((v) => v.insertSettings !== undefined)) {
   console.log('searches while the feed runs (ms, p50 / p95 over every repetition): rare term and trace id, newest minute and the whole table')
