@@ -46,6 +46,23 @@ export function stampSeed(body: PooledBody, seed: number): void {
 export interface FloodResult { accepted: number; refused: number; latencies: number[]; endedMs: number }
 
 /**
+ * Sends one body until it is accepted, as a sender would: a 429/503 is retried after 200 ms.
+ * Every attempt's latency goes into `out.latencies`, every refusal into `out.refused`.
+ */
+export async function sendUntilAccepted(pool: Pool, path: string, headers: Record<string, string>, body: Uint8Array,
+  out: Pick<FloodResult, 'refused' | 'latencies'>): Promise<void> {
+  for (;;) {
+    const started = performance.now()
+    const res = await pool.request({ method: 'POST', path, headers, body })
+    await res.body.arrayBuffer()
+    out.latencies.push(performance.now() - started)
+    if (res.statusCode === 200) return
+    out.refused++
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+/**
  * `senders` loops for `seconds`: each sends its own pooled bodies in turn (a body is rewritten
  * only after its previous request was answered), retrying a 429/503 after 200 ms as a sender
  * would. Seeds count up across the run from the pool's last one, so no two requests carry the
@@ -60,15 +77,7 @@ export async function flood(pool: Pool, path: string, headers: Record<string, st
     for (let turn = 0; performance.now() < until; turn++) {
       const body = bodies[(s + turn * senders) % bodies.length] as PooledBody
       stampSeed(body, nextSeed++)
-      for (;;) {
-        const started = performance.now()
-        const res = await pool.request({ method: 'POST', path, headers, body: body.bytes })
-        await res.body.arrayBuffer()
-        out.latencies.push(performance.now() - started)
-        if (res.statusCode === 200) break
-        out.refused++
-        await new Promise((r) => setTimeout(r, 200))
-      }
+      await sendUntilAccepted(pool, path, headers, body.bytes, out)
       out.accepted += records
     }
   }

@@ -10,7 +10,7 @@ import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../.
 import { ROW_FORMATS } from '../../ingest/index.ts'
 import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { QueryRouteLookup } from '../ingest/freshness.ts'
-import { bodyPool, flood, ISSUE35_SHAPE, markerBody, stampSeed, type FloodResult } from './issue35.ts'
+import { bodyPool, flood, ISSUE35_SHAPE, markerBody, sendUntilAccepted, stampSeed, type FloodResult } from './issue35.ts'
 import { mib, percentile, rssSampler } from '../lib/stats.ts'
 import { cpuBetween, cpuSnapshot, processCpuSeconds, type ThreadClassifier } from '../lib/procstat.ts'
 import { CPU_CATEGORIES, lookoutThreads } from '../ingest/pipeline.ts'
@@ -111,20 +111,13 @@ const rss = rssSampler()
 const cpu0 = process.cpuUsage()
 const threads0 = cpuSnapshot(process.pid, stages)
 const t0 = performance.now()
+// Each sender takes the next body and sends it until accepted (a refused body is retried by the
+// sender that holds it: handing it back through `next` would let another sender skip one).
+const sends = { refused: 0, latencies }
 async function sender(): Promise<void> {
-  for (;;) {
-    const i = next++
-    if (i >= bodies.length) return
-    const started = performance.now()
-    const res = await pool.request({ method: 'POST', path, headers, body: bodies[i] })
-    await res.body.arrayBuffer()
-    latencies.push(performance.now() - started)
-    if (res.statusCode === 200) accepted += DEFAULT_SHAPE.records
-    else {
-      refused++
-      next-- // retry this request after a pause, as a sender would
-      await new Promise((r) => setTimeout(r, 200))
-    }
+  for (let i = next++; i < bodies.length; i = next++) {
+    await sendUntilAccepted(pool, path, headers, bodies[i] as Uint8Array, sends)
+    accepted += DEFAULT_SHAPE.records
   }
 }
 let flooded: FloodResult | null = null
@@ -143,7 +136,10 @@ if (ISSUE35) {
   while ((await lookup.find([{ nonce, resourceId: rid, timeMs: Date.now() - 60_000 }])).size === 0) await new Promise((r) => setTimeout(r, 25))
   markerMs = performance.now() - flooded.endedMs
   await lookup.close()
-} else await Promise.all(Array.from({ length: CONCURRENCY }, sender))
+} else {
+  await Promise.all(Array.from({ length: CONCURRENCY }, sender))
+  refused = sends.refused
+}
 const tAcked = flooded?.endedMs ?? performance.now()
 await waitStored(rid, accepted + (ISSUE35 ? 1 : 0))
 const tStored = performance.now()
