@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import { AlertDispatcher, AlertSender, alertSettings } from '../../../alerting/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
+import { tcpCheck, verifiedDestination } from '../../helpers/on-call.ts'
+import { INVALID_ALERT_CHANGES, op } from './alert-change-cases.ts'
 import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor, type Received } from './receivers.ts'
 
 const http = await startHttpReceiver()
@@ -31,22 +33,12 @@ t.teardown(async () => {
 const rid = await lk.resource('alerted-service')
 const otherRid = await lk.resource('other-service')
 const P = `/v1/workspaces/${lk.workspaceId}/resources/${rid}/alerts`
-const op = (operation: string, values: Record<string, unknown> = {}) => ({ operation, values: { operation_id: randomUUID(), ...values } })
 const post = (operation: string, values: Record<string, unknown> = {}, headers?: Record<string, string>) => lk.req('POST', P, op(operation, values), headers)
 const codeIn = (text: string) => /code(?: is)? (\d{6})/.exec(text)?.[1]
 
-/** Saves, then verifies a destination with the code it receives; returns its id. */
-async function verified(channel: string, address: string, read: () => Promise<string>, extra: Record<string, unknown> = {}): Promise<string> {
-  const saved = await post('save_destination', { channel, address, label: `${channel} dest`, ...extra })
-  if (saved.status !== 200) throw new Error(`save ${channel}: ${saved.status} ${JSON.stringify(saved.body)}`)
-  const id = saved.body.destination.id
-  const req = await post('request_verification', { id })
-  if (req.status !== 200) throw new Error(`request_verification ${channel}: ${req.status} ${JSON.stringify(req.body)}`)
-  const code = await read()
-  const ok = await post('verify_destination', { id, code })
-  if (ok.status !== 200) throw new Error(`verify ${channel}: ${ok.status} ${JSON.stringify(ok.body)}`)
-  return id
-}
+/** Saves, verifies (with the code `read` finds) and routes a destination to the resource; returns its id. */
+const verified = (channel: string, address: string, read: () => Promise<string>, extra: Record<string, unknown> = {}): Promise<string> =>
+  verifiedDestination(lk, rid, { channel, address, label: `${channel} dest`, ...extra }, read, () => 0)
 
 const lastOn = async (path: string, n: number, pick: (r: Received) => any): Promise<any> =>
   waitFor(() => {
@@ -62,34 +54,7 @@ t.test('AlertChange is validated as the contract says', async (t) => {
     t.ok(hit, `${JSON.stringify(loc)} in ${JSON.stringify(r.body.detail).slice(0, 300)}`)
     t.equal(hit?.type, type)
   }
-  await bad({ operation: 'explode', values: { operation_id: randomUUID() } }, ['body', 'operation'], 'enum')
-  await bad({ operation: 'test' }, ['body', 'values'], 'missing')
-  await bad({ operation: 'test', values: {} }, ['body', 'values', 'operation_id'], 'missing')
-  await bad({ operation: 'test', values: { operation_id: 'nope' } }, ['body', 'values', 'operation_id'], 'uuid_parsing')
-  await bad(op('test', { colour: 'red' }), ['body', 'values', 'colour'], 'extra_forbidden')
-  await bad({ ...op('test'), extra: 1 }, ['body', 'extra'], 'extra_forbidden')
-  await bad(op('save_destination', { channel: 'pager' }), ['body', 'values', 'channel'], 'enum')
-  await bad(op('save_destination', { label: 'x'.repeat(101) }), ['body', 'values', 'label'], 'string_too_long')
-  await bad(op('save_destination', { address: 'x'.repeat(2049) }), ['body', 'values', 'address'], 'string_too_long')
-  await bad(op('verify_destination', { code: 'x'.repeat(65) }), ['body', 'values', 'code'], 'string_too_long')
-  await bad(op('policy', { revision: -1 }), ['body', 'values', 'revision'], 'greater_than_equal')
-  await bad(op('subscribe', { action: 'maybe' }), ['body', 'values', 'action'], 'enum')
-  await bad(op('subscribe', { action: 'subscribe', channels: { email: 'yes' } }), ['body', 'values', 'channels', 'email'], 'enum')
-  // Checks done by the operation itself.
-  await bad(op('save_destination', { channel: 'email' }), ['body', 'values', 'address'], 'missing')
-  await bad(op('save_destination', { channel: 'email', address: 'not-an-email' }), ['body', 'values', 'address'], 'value_error')
-  await bad(op('save_destination', { channel: 'sms', address: '0123' }), ['body', 'values', 'address'], 'value_error')
-  await bad(op('save_destination', { channel: 'sms', address: '+14155550123' }), ['body', 'values', 'consent'], 'value_error')
-  await bad(op('save_destination', { channel: 'webhook', address: 'ftp://127.0.0.1/x' }), ['body', 'values', 'address'], 'value_error')
-  await bad(op('save_destination', { channel: 'webhook', address: 'http://169.254.169.254/latest' }), ['body', 'values', 'address'], 'value_error')
-  await bad(op('save_destination', { channel: 'webhook', address: 'http://[fe80::1]/x' }), ['body', 'values', 'address'], 'value_error')
-  await bad(op('request_verification'), ['body', 'values', 'id'], 'missing')
-  await bad(op('acknowledge'), ['body', 'values', 'incident_id'], 'missing')
-  await bad(op('pause_destination', { id: randomUUID() }), ['body', 'values', 'revision'], 'missing')
-  await bad(op('subscribe', { action: 'subscribe', channels: { pager: 'on' } }), ['body', 'values', 'channels', 'pager'], 'value_error')
-  await bad(op('policy', { revision: 0, configuration: { repeat_minutes: -5 } }), ['body', 'values', 'configuration', 'repeat_minutes'], 'greater_than_equal')
-  await bad(op('policy', { revision: 0, configuration: { escalation: [{ after_minutes: 5, destination_ids: [randomUUID()] }] } }),
-    ['body', 'values', 'configuration', 'escalation', 0, 'destination_ids', 0], 'value_error')
+  for (const [body, loc, type] of INVALID_ALERT_CHANGES) await bad(body, loc, type)
 })
 
 t.test('scopes and grants: monitor:read reads, resources:write changes, only the granted resource', async (t) => {
@@ -214,14 +179,6 @@ t.test('chat and webhook channels verify with the code they receive; tests need 
   t.equal(deliveries.attempt_history[0].status, 200)
 })
 
-async function tcpCheck(port: number): Promise<string> {
-  const r = await lk.req('POST', `/v1/workspaces/${lk.workspaceId}/resources/${rid}/monitoring`, {
-    name: 'api port', kind: 'tcp', configuration: { host: '127.0.0.1', port, interval_seconds: 1, timeout_seconds: 1 },
-  })
-  if (r.status !== 200) throw new Error(JSON.stringify(r.body))
-  return r.body.id
-}
-
 t.test('an incident reaches every verified, unpaused, routed destination once; retries are recorded; recovery follows', async (t) => {
   // The destinations of the resource (routes are created with them).
   const hook = await verified('webhook', `${http.url}/inc-hook`, () => lastOn('/inc-hook', 1, (r) => r.json?.code))
@@ -246,7 +203,7 @@ t.test('an incident reaches every verified, unpaused, routed destination once; r
   const smsBefore = http.on('/sms').length
 
   const port = await closedPort()
-  const check = await tcpCheck(port)
+  const check = await tcpCheck(lk, rid, port)
   const opened = await lastOn('/inc-hook', 3, (r) => r.json)
   t.equal(opened.type, 'incident.opened')
   t.match(opened, { schema_version: 1, workspace_id: lk.workspaceId, resource: { id: rid, name: 'alerted-service', external_id: 'alerted-service' } })
@@ -354,7 +311,7 @@ t.test('policy: revisioned; repeats and escalation fire while unacknowledged and
   })
   t.equal(timed.status, 200)
   const hookBefore = http.on('/inc-hook').length
-  const check = await tcpCheck(await closedPort())
+  const check = await tcpCheck(lk, rid, await closedPort())
   const opened = await lastOn('/inc-hook', hookBefore + 1, (r) => (r.json?.type === 'incident.opened' ? r.json : undefined))
   const incidentId = opened.incident.id as string
   const inc = (await lk.req('GET', P)).body.incidents.find((i: { id: string }) => i.id === incidentId)
@@ -389,7 +346,7 @@ t.test('policy: revisioned; repeats and escalation fire while unacknowledged and
 
 t.test('timers: an incident closed on the monitor before its close is dispatched repeats nothing and leaves the due page', async (t) => {
   const hookBefore = http.on('/inc-hook').length
-  const check = await tcpCheck(await closedPort())
+  const check = await tcpCheck(lk, rid, await closedPort())
   const opened = await lastOn('/inc-hook', hookBefore + 1, (r) => (r.json?.type === 'incident.opened' ? r.json : undefined))
   const incidentId = opened.incident.id as string
   // Closed in the monitor's table only: its close is not in the outbox, so alerting's row is still open.
