@@ -5,7 +5,7 @@
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
-import { closedPort, startHttpReceiver, waitFor } from '../alerting/alerts/receivers.ts'
+import { acceptingOn, closedPort, startHttpReceiver, waitFor } from '../alerting/alerts/receivers.ts'
 import { tcpCheck, verifiedWebhook, startOnCallLookout } from '../helpers/on-call.ts'
 
 const http = await startHttpReceiver()
@@ -109,9 +109,7 @@ t.test('the incident page: timeline, observations, deliveries; acknowledged and 
   t.match(acked.body.incident, { acknowledged: true, acknowledged_by: 'staff:1' })
   t.match(acked.body.timeline.find((e: { type: string }) => e.type === 'acknowledged'), { by: 'staff:1' })
 
-  const server = createServer((s) => s.end())
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  t.teardown(await acceptingOn(port))
   const done = await waitFor(async () => {
     const r = await lk.req('GET', url)
     return r.body.incident.state === 'closed' && r.body.timeline.some((e: { type: string; event_type?: string }) => e.event_type === 'incident.closed') ? r.body : undefined

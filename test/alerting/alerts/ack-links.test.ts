@@ -4,9 +4,8 @@
 // acknowledges as the routed person, once; forged, reused and expired links
 // get a human page.
 import t from 'tap'
-import { createServer } from 'node:net'
 import { tcpCheck, verifiedDestination, verifiedWebhook, startOnCallLookout } from '../../helpers/on-call.ts'
-import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor } from './receivers.ts'
+import { acceptingOn, closedPort, startHttpReceiver, startSmtpReceiver, waitFor } from './receivers.ts'
 
 const http = await startHttpReceiver()
 const smtp = await startSmtpReceiver()
@@ -102,9 +101,7 @@ t.test('POST acknowledges as the routed person, once', async (t) => {
 })
 
 t.test('links expire with the incident', async (t) => {
-  const server = createServer((s) => s.end())
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  t.teardown(await acceptingOn(port))
   const closed = await waitFor(() => http.on('/ack-hook').find((r) => r.json?.type === 'incident.closed')?.json, 'the recovery')
   t.equal(closed.acknowledge_url, undefined, 'a recovery carries no link')
   for (const r of [await get(links.email), await confirm(links.discord)]) {

@@ -5,12 +5,11 @@
 // unpaused destinations with every attempt visible in view=deliveries.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { createServer } from 'node:net'
 import { AlertDispatcher, AlertSender, alertSettings } from '../../../alerting/internal.ts'
 import { startTestLookout } from '../../helpers/lookout.ts'
 import { tcpCheck, verifiedDestination } from '../../helpers/on-call.ts'
 import { INVALID_ALERT_CHANGES, op } from './alert-change-cases.ts'
-import { closedPort, startHttpReceiver, startSmtpReceiver, waitFor, type Received } from './receivers.ts'
+import { acceptingOn, closedPort, startHttpReceiver, startSmtpReceiver, waitFor, type Received } from './receivers.ts'
 
 const http = await startHttpReceiver()
 const smtp = await startSmtpReceiver()
@@ -238,9 +237,7 @@ t.test('an incident reaches every verified, unpaused, routed destination once; r
   t.equal((await post('acknowledge', { incident_id: randomUUID() })).status, 404)
 
   // Recovery: something listens on the port now.
-  const server = createServer((s) => s.end())
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()))
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  t.teardown(await acceptingOn(port))
   const closed = await lastOn('/inc-hook', 4, (r) => r.json)
   t.equal(closed.type, 'incident.closed')
   t.equal(closed.incident.id, incidentId)

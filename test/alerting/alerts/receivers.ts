@@ -2,7 +2,7 @@
 // webhook / Slack / Discord / SMS-provider endpoints (answers scripted per
 // path), and an SMTP server (smtp-server) that captures mail.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
 export interface Received {
@@ -149,4 +149,11 @@ export async function closedPort(): Promise<number> {
   const port = (s.address() as AddressInfo).port
   await new Promise<void>((resolve) => s.close(() => resolve()))
   return port
+}
+
+/** Something that accepts TCP connections on a loopback port (and hangs up), so a tcp check there recovers; resolves to its close. */
+export async function acceptingOn(port: number): Promise<() => Promise<void>> {
+  const s = createTcpServer((socket) => socket.end())
+  await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', () => resolve()))
+  return () => new Promise<void>((resolve) => s.close(() => resolve()))
 }

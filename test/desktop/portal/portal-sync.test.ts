@@ -4,11 +4,9 @@
 // catalogue reviews, edges both ways, portal reads online and offline, owner-only routes.
 import t from 'tap'
 import { randomUUID } from 'node:crypto'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { freePort, httpReq } from '../desktop-helpers.ts'
-import { cli, closedPort, cloudTasks, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
-import { deskOps } from './portal-helpers.ts'
+import { cli, closedPort, cloudTasks, deskOps, desktopTasks, startCloud, startPortalDesktop, until } from './portal-helpers.ts'
+import { acceptingOn, startHttpReceiver } from '../../alerting/alerts/receivers.ts'
 import { startSessionBus } from '../session-bus.ts'
 
 const cloud = await startCloud()
@@ -133,21 +131,13 @@ t.test('the shared workspace id is the portal uuid: records, workspaces, the ass
   t.equal(byLocal.status, 200, 'the local id is still accepted in filters')
   t.equal(byLocal.body.items.length, items.length)
   // The webhook envelope's source.workspace_id: a test event to a receiver on loopback.
-  const got: any[] = []
-  const receiver = createServer((req, res) => {
-    let b = ''
-    req.on('data', (d) => (b += d)).on('end', () => {
-      got.push(JSON.parse(b))
-      res.end()
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+  const receiver = await startHttpReceiver()
   t.teardown(() => receiver.close())
-  const hook = await owner('POST', `/v1/webhooks?workspace_id=${ws}`, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` })
+  const hook = await owner('POST', `/v1/webhooks?workspace_id=${ws}`, { url: `${receiver.url}/hook` })
   t.equal(hook.status, 201, JSON.stringify(hook.body))
   t.equal((await owner('POST', `/v1/webhooks/${hook.body.id}/test`)).status, 202)
-  await until('the test event', async () => got, (g: any[]) => g.length > 0)
-  t.equal(got[0].source.workspace_id, ws, 'webhook source.workspace_id')
+  const event = await until('the test event', async () => receiver.on('/hook')[0]?.json, (e) => e !== undefined)
+  t.equal(event.source.workspace_id, ws, 'webhook source.workspace_id')
   t.equal((await owner('DELETE', `/v1/webhooks/${hook.body.id}`)).status, 200)
 })
 
@@ -319,10 +309,7 @@ t.test('portal notifications: scopes required, first import silent, source label
   t.ok(unread >= 1)
 
   // Recovery on the portal: the second import is not silent.
-  const { createServer } = await import('node:net')
-  const srv = createServer((s) => s.destroy())
-  await new Promise<void>((r) => srv.listen(port, '127.0.0.1', () => r()))
-  t.teardown(() => new Promise<void>((r) => srv.close(() => r())))
+  t.teardown(await acceptingOn(port))
   await until('the portal incident closes', async () => (await cloud.req('GET', `${CW}/resources/${cloudRid}/monitoring?view=incidents`)).body.items, (i) => i[0]?.state === 'closed')
   // The portal's inbox gets the recovery once its dispatcher has handled the closed incident.
   const second = await until('the recovery in the portal inbox', () => owner('POST', '/v1/notifications/refresh'), (r) => r.body.imported > 0)
