@@ -259,13 +259,16 @@ if (wanted('paging')) {
   }
   const h: number[] = []
   const r: number[] = []
+  const rb: number[] = []
   const deepH: number[] = []
   const deepR: number[] = []
   for (let i = 0; i < WALKS; i++) {
     const walk = walks[i] as Hit[]
     let cursor: string | null = null
     for (let p = 0; p < walk.length; p++) {
-      const rt = await raw((walk[p] as Hit).statements)
+      const st = (walk[p] as Hit).statements
+      if (BEFORE) rb.push(await raw(st.map((x) => ({ sql: withoutCache(x.sql), params: x.params }))))
+      const rt = await raw(st)
       const hit: Hit = await http(`${cloud(i)}?limit=100${cursor === null ? '' : `&cursor=${enc(cursor)}`}`)
       cursor = hit.next
       h.push(hit.ms)
@@ -277,7 +280,8 @@ if (wanted('paging')) {
     }
   }
   const all = walks.flat()
-  report(`paging, every page 1..${PAGES}`, h, r, all.map((x) => x.ms), all.map((x) => x.rowsRead), ROWS / RESOURCES, all.map((x) => x.statements.length))
+  if (BEFORE) report(`paging, every page 1..${PAGES} (raw: before)`, h, rb, all.map((x) => x.ms), all.map((x) => x.rowsRead), ROWS / RESOURCES, all.map((x) => x.statements.length))
+  report(`paging, every page 1..${PAGES}${BEFORE ? ' (raw: now)' : ''}`, h, r, all.map((x) => x.ms), all.map((x) => x.rowsRead), ROWS / RESOURCES, all.map((x) => x.statements.length))
   const deep = walks.map((w) => w[w.length - 1] as Hit)
   report(`paging, page ${PAGES} alone`, deepH, deepR, deep.map((x) => x.ms), deep.map((x) => x.rowsRead), ROWS / RESOURCES, deep.map((x) => x.statements.length))
 }
