@@ -8,7 +8,7 @@ import type { LogStore, QueryParams } from '../ingest/index.ts'
 import { positionOf, toEvent, type EventRow, type LogEvent } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
 import type { LogSearch } from './search.ts'
-import { EVENT_COLUMNS, filterConditions, INDEXED_SETTINGS } from './sql.ts'
+import { EVENT_COLUMNS, filterConditions, INDEXED_SETTINGS, searchSettings } from './sql.ts'
 
 /** Lines on either side, at most. */
 export const CONTEXT_MAX = 200
@@ -98,7 +98,7 @@ async function bothSides(store: LogStore, filter: LogFilter, at: Position, older
   const r = await store.query<EventRow & { side: number }>(
     `SELECT * FROM (SELECT 0 AS side, ${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${olderWhere} ORDER BY timestamp DESC, event_id DESC LIMIT {ol:UInt32})
      UNION ALL
-     SELECT * FROM (SELECT 1 AS side, ${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${newerWhere} ORDER BY timestamp, event_id LIMIT {nl:UInt32})`, params)
+     SELECT * FROM (SELECT 1 AS side, ${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${newerWhere} ORDER BY timestamp, event_id LIMIT {nl:UInt32})${searchSettings(false)}`, params)
   const older: EventRow[] = []
   const newer: EventRow[] = []
   for (const x of r.rows) (Number(x.side) === 0 ? older : newer).push(x)
@@ -149,7 +149,7 @@ async function newerRest(store: LogStore, filter: LogFilter, from: bigint, got: 
     }
     params.limit = want - rows.length
     const r = await store.query<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM ${store.database}.logs WHERE ${where.join(' AND ')} ORDER BY timestamp, event_id LIMIT {limit:UInt32}`, params)
+      `SELECT ${EVENT_COLUMNS} FROM ${store.database}.logs WHERE ${where.join(' AND ')} ORDER BY timestamp, event_id LIMIT {limit:UInt32}${searchSettings(false)}`, params)
     for (const x of r.rows) rows.push(x)
     if (rows.length >= want || hi === null) break
     lo = hi

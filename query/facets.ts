@@ -4,7 +4,7 @@
 import type { LogStore, QueryParams } from '../ingest/index.ts'
 import type { LogFilter } from './filters.ts'
 import { HISTOGRAM_LEVELS, LEVEL_SQL } from './histogram.ts'
-import { filterConditions } from './sql.ts'
+import { filterConditions, searchSettings } from './sql.ts'
 
 export const FACET_MAX_LIMIT = 100
 export const FACET_DEFAULT_LIMIT = 10
@@ -46,7 +46,7 @@ export async function logFacets(store: LogStore, f: LogFilter, field: string, li
   params.limit = limit
   const sql = `SELECT v, n, sum(n) OVER () AS total FROM (
       SELECT ${value} AS v, count() AS n FROM ${store.database}.logs WHERE ${where.join(' AND ')} GROUP BY v
-    ) ORDER BY n DESC, v ASC LIMIT {limit:UInt32}`
+    ) ORDER BY n DESC, v ASC LIMIT {limit:UInt32}${searchSettings(false)}`
   const r = await store.query<{ v: string | number; n: string | number; total: string | number }>(sql, params)
   const values = r.rows.map((row) => ({
     value: fld.kind === 'severity' ? (HISTOGRAM_LEVELS[Number(row.v)] ?? 'UNSET') : String(row.v),

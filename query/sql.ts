@@ -47,7 +47,20 @@ export function indexBacked(f: LogFilter): boolean {
 // ClickHouse 26 applies skip indexes while reading by default; for the text and
 // bloom indexes of a search, choosing the granules up front is measured faster
 // (query/README.md: 35-45% less time per rare-term or trace window).
-export const INDEXED_SETTINGS = ' SETTINGS use_skip_indexes_on_data_read = 0'
+const UP_FRONT = 'use_skip_indexes_on_data_read = 0'
+// Search, context and facets read through the engine's uncompressed-block cache
+// (ingest/store/engine-settings.ts: a bounded size, filled only by these
+// statements): a page reads whole blocks for a few rows each, and the next
+// refresh reads the same newest blocks again (query/README.md, "Block cache").
+// ClickHouse skips the cache for a statement reading over 1M rows.
+export const CACHED = 'use_uncompressed_cache = 1'
+
+/** The SETTINGS clause of a search, context or facets statement; `upFront`: choose granules by the skip indexes before reading. */
+export function searchSettings(upFront: boolean): string {
+  return ` SETTINGS ${CACHED}${upFront ? `, ${UP_FRONT}` : ''}`
+}
+
+export const INDEXED_SETTINGS = searchSettings(true)
 
 /** Whether a log attribute filter is led by the attribute-value index (a value with an ASCII word). */
 export function attrIndexed(f: LogFilter): boolean {
@@ -189,7 +202,7 @@ export function windowQuery(database: string, f: LogFilter, w: Window, limit: nu
   }
   params.limit = limit
   return {
-    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}${upFront ? INDEXED_SETTINGS : ''}`,
+    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}${searchSettings(upFront)}`,
     params,
   }
 }

@@ -12,8 +12,7 @@ import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../.
 import type { QueryParams, QueryResult } from '../../ingest/index.ts'
 import { summarize } from '../lib/stats.ts'
 import { insertSelect, rareLine, traceOf, RARE_EVERY, type Shape } from './generate.ts'
-import { contextBefore } from './baseline.ts'
-import { LogSearch } from '../../query/internal.ts'
+import { withoutCache } from './baseline.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000_000)
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 50)
@@ -144,14 +143,6 @@ async function http(path: string): Promise<Hit> {
   const events = body.events?.length ?? body.values?.length ?? (body.before?.length ?? 0) + (body.after?.length ?? 0)
   return { ms: took, rowsRead: Number(res.headers['x-lookout-rows-read'] ?? Number.NaN), events, next: body.next_cursor ?? null, statements }
 }
-/** The statements `fn` runs on the store (a shape's former statements, the raw baseline of a changed shape). */
-async function record(fn: () => Promise<void>): Promise<Hit['statements']> {
-  recording = []
-  await fn()
-  const statements = recording
-  recording = null
-  return statements
-}
 async function raw(statements: Hit['statements']): Promise<number> {
   const t0 = performance.now()
   for (const s of statements) await storeQuery(s.sql, s.params)
@@ -172,11 +163,11 @@ const pick = (i: number) => sample[i % sample.length] as (typeof sample)[number]
 const wide = `/v1/workspaces/${ws}/logs`
 const hourAgo = shape.endNs - 3_600n * 1_000_000_000n
 const range = (from: bigint) => `start=${enc(isoOf(from))}&end=${enc(isoOf(shape.endNs + 1_000_000_000n))}`
-const oldSearch = new LogSearch({ store, retentionDays: DAYS })
-const UP_FRONT = ' SETTINGS use_skip_indexes_on_data_read = 0'
-// A shape with `old`: the raw column replays what it ran before issue 34's speed round
-// (baseline.ts), and a second row gives the raw time of the route's own statements.
-const scenarios: { name: string; path: (i: number) => string; scope: number; old?: (i: number, hit: Hit) => Promise<void> }[] = [
+// Each shape prints two rows: `(raw: before)` replays its statements without the block
+// cache (baseline.ts), as they ran before it, so its ratio is the gain; `(raw: now)` the
+// route's own statements. BENCH_BEFORE=0: one row, the route's own statements.
+const BEFORE = (process.env.BENCH_BEFORE ?? '1') !== '0'
+const scenarios: { name: string; path: (i: number) => string; scope: number }[] = [
   { name: 'newest 100 lines of one resource', path: (i) => `${cloud(i)}?limit=100`, scope: ROWS / RESOURCES },
   { name: 'severity>=ERROR over one day', path: (i) => `${cloud(i)}?severity=ERROR&start=${enc(isoOf(dayAgo))}&end=${enc(isoOf(shape.endNs + 1n))}`, scope: ROWS / RESOURCES / DAYS },
   {
@@ -202,10 +193,6 @@ const scenarios: { name: string; path: (i: number) => string; scope: number; old
     name: 'attr needle (user.id), 7 days, one resource',
     path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs?limit=100&attr.user.id=${pick(i).user}`,
     scope: ROWS / RESOURCES,
-    // Before: the same windows, none choosing its granules up front.
-    old: async (_i, hit) => {
-      for (const st of hit.statements) await store.query(st.sql.replace(UP_FRONT, ''), st.params)
-    },
   },
   { name: 'resource filter, all resources', path: (i) => `${wide}?limit=100&resource.service.name=svc-${i % RESOURCES}`, scope: ROWS },
   { name: 'resource + attr filter, all resources', path: (i) => `${wide}?limit=100&resource.host.name=host-${i % 10}&attr.http.status=500&severity=ERROR`, scope: ROWS },
@@ -215,12 +202,12 @@ const scenarios: { name: string; path: (i: number) => string; scope: number; old
     name: 'context, 50 before and 50 after',
     path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs/${pick(i).eid}/context?before=50&after=50`,
     scope: ROWS / RESOURCES,
-    old: (i) => contextBefore(store, oldSearch, ws, pick(i).rid, pick(i).eid, 50, 50),
   },
   { name: 'facets attr.http.status, one resource-day', path: (i) => `${cloud(i)}/facets?field=attr.http.status&${range(dayAgo)}`, scope: ROWS / RESOURCES / DAYS },
   { name: 'facets service, all resources, last hour', path: () => `${wide}/facets?field=resource.service.name&${range(hourAgo)}`, scope: ROWS / DAYS / 24 },
 ]
 
+const rssAtStart = process.memoryUsage().rss
 out('')
 out(`query shapes, ${RUNS} runs each (run i uses resource i mod ${RESOURCES}, or the resource holding rare token i), ms:`)
 out(`${'shape'.padEnd(40)} ${'HTTP p50'.padStart(8)} ${'p95'.padStart(7)} ${'raw p50'.padStart(8)} ${'p95'.padStart(7)} ${'ratio'.padStart(6)} ${'cold p95'.padStart(8)}  rows read (median, % of scope)  queries`)
@@ -236,19 +223,22 @@ for (const sc of scenarios.filter((x) => wanted(x.name))) {
   const first: Hit[] = []
   const before: Hit['statements'][] = []
   for (let i = 0; i < RUNS; i++) {
-    first.push(await http(sc.path(i)))
-    if (sc.old !== undefined) before.push(await record(() => (sc.old as (i: number, hit: Hit) => Promise<void>)(i, first[i] as Hit)))
+    const hit = await http(sc.path(i))
+    first.push(hit)
+    if (BEFORE) before.push(hit.statements.map((x) => ({ sql: withoutCache(x.sql), params: x.params })))
   }
   const h: number[] = []
   const r: number[] = []
   const own: number[] = []
   for (let i = 0; i < RUNS; i++) {
-    if (sc.old !== undefined) own.push(await raw((first[i] as Hit).statements))
+    // The uncached replay, then the request, then its own statements: the request finds in the
+    // block cache only what survived since pass 1, never blocks its own replay just put there.
     r.push(await raw(before[i] ?? (first[i] as Hit).statements))
     h.push((await http(sc.path(i))).ms)
+    if (BEFORE) own.push(await raw((first[i] as Hit).statements))
   }
   const statements = first.map((x) => x.statements.length)
-  if (sc.old === undefined) report(sc.name, h, r, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, statements)
+  if (!BEFORE) report(sc.name, h, r, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, statements)
   else {
     report(`${sc.name} (raw: before)`, h, r, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, before.map((x) => x.length))
     report(`${sc.name} (raw: now)`, h, own, first.map((x) => x.ms), first.map((x) => x.rowsRead), sc.scope, statements)
@@ -271,14 +261,17 @@ if (wanted('paging')) {
   }
   const h: number[] = []
   const r: number[] = []
+  const rb: number[] = []
   const deepH: number[] = []
   const deepR: number[] = []
   for (let i = 0; i < WALKS; i++) {
     const walk = walks[i] as Hit[]
     let cursor: string | null = null
     for (let p = 0; p < walk.length; p++) {
-      const rt = await raw((walk[p] as Hit).statements)
+      const st = (walk[p] as Hit).statements
+      if (BEFORE) rb.push(await raw(st.map((x) => ({ sql: withoutCache(x.sql), params: x.params }))))
       const hit: Hit = await http(`${cloud(i)}?limit=100${cursor === null ? '' : `&cursor=${enc(cursor)}`}`)
+      const rt = await raw(st)
       cursor = hit.next
       h.push(hit.ms)
       r.push(rt)
@@ -289,12 +282,16 @@ if (wanted('paging')) {
     }
   }
   const all = walks.flat()
-  report(`paging, every page 1..${PAGES}`, h, r, all.map((x) => x.ms), all.map((x) => x.rowsRead), ROWS / RESOURCES, all.map((x) => x.statements.length))
+  if (BEFORE) report(`paging, every page 1..${PAGES} (raw: before)`, h, rb, all.map((x) => x.ms), all.map((x) => x.rowsRead), ROWS / RESOURCES, all.map((x) => x.statements.length))
+  report(`paging, every page 1..${PAGES}${BEFORE ? ' (raw: now)' : ''}`, h, r, all.map((x) => x.ms), all.map((x) => x.rowsRead), ROWS / RESOURCES, all.map((x) => x.statements.length))
   const deep = walks.map((w) => w[w.length - 1] as Hit)
   report(`paging, page ${PAGES} alone`, deepH, deepR, deep.map((x) => x.ms), deep.map((x) => x.rowsRead), ROWS / RESOURCES, deep.map((x) => x.statements.length))
 }
 await pool.close()
 store.query = storeQuery as typeof store.query
+// What the block cache holds after the shapes (engine-settings.ts bounds it), and this process's memory.
+const cache = (await storeQuery<{ bytes: string }>("SELECT value AS bytes FROM system.metrics WHERE metric = 'UncompressedCacheBytes'")).rows[0]?.bytes
+out(`memory: RSS ${(rssAtStart / 2 ** 20).toFixed(0)} MiB before the shapes, ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB after (peak ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB); uncompressed-block cache ${(Number(cache) / 2 ** 20).toFixed(1)} MiB`)
 
 // Live tail: from the ingest acknowledgement to the line on an open stream.
 if (wanted('tail')) {

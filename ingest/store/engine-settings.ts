@@ -18,6 +18,10 @@ export const EMBEDDED_ENGINE_SETTINGS = {
   text_index_postings_cache_size: 64 * MiB,
   text_index_tokens_cache_size: 16 * MiB,
   text_index_header_cache_size: 16 * MiB,
+  // Decompressed blocks, used only by statements that ask (log search, context, facets:
+  // query/sql.ts): a search page decompresses a whole block for each of its few rows,
+  // and the next refresh reads the same newest blocks again (query/README.md, "Block cache").
+  uncompressed_cache_size: 128 * MiB,
   vector_similarity_index_cache_size: 0,
   parquet_metadata_cache_size: 0,
   iceberg_metadata_files_cache_size: 0,

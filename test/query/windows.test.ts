@@ -3,7 +3,7 @@
 // a severity floor, the whole-range window of a trace id), paged with several
 // limits, must come back as one ORDER BY over the whole table returns them.
 import t from 'tap'
-import { LogSearch, parseTextQuery, type LogFilter, type Position } from '../../query/internal.ts'
+import { LogSearch, logContext, logFacets, parseTextQuery, type LogFilter, type Position } from '../../query/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()
@@ -137,4 +137,20 @@ t.test('an index-led attribute value no window found yet: its next windows choos
   const upFront = sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0'))
   t.ok(upFront.length >= 2, `${upFront.length} windows`)
   t.same(upFront, [false, ...upFront.slice(1).map(() => true)], 'the first window reads as usual, the later ones choose their granules first')
+})
+
+t.test('a search page, context and facets read again what they read before from the engine\'s block cache', async (t) => {
+  const hits = async () => Number((await store.query<{ n: string }>("SELECT sum(value) AS n FROM system.events WHERE event = 'UncompressedCacheHits'")).rows[0]?.n ?? 0)
+  const eventId = (await search.page({ filter: base, limit: 1, after: null, hintNs: null })).events[0]?.event_id as string
+  const reads: [string, () => Promise<unknown>][] = [
+    ['search page', () => search.page({ filter: base, limit: 50, after: null, hintNs: null })],
+    ['context', () => logContext(store, search, { workspaceId: ws, resourceId: rid, eventId, before: 5, after: 5, sameService: false })],
+    ['facets', () => logFacets(store, { ...base, startNs: now - 60n * MIN, endNs: now }, 'severity', 10)],
+  ]
+  for (const [name, read] of reads) {
+    await read()
+    const before = await hits()
+    await read()
+    t.ok(await hits() > before, `${name}: the second read hit the cache`)
+  }
 })
