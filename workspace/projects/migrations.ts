@@ -244,5 +244,19 @@ export const PROJECT_MIGRATIONS: MigrationSet = {
           ADD CONSTRAINT project_statuses_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
       `,
     },
+    {
+      version: 6,
+      name: 'an inserted item may bring its list document',
+      // The task batch builds each row's list document itself (the route's JSON of the row it
+      // writes), so its insert runs no per-row trigger (bench/portal README, "The batch's tasks
+      // bring their list documents"). Every other insert, and every update, still has it built here.
+      sql: `
+        DROP TRIGGER project_items_list_doc ON project_items;
+        CREATE TRIGGER project_items_list_doc BEFORE INSERT ON project_items
+          FOR EACH ROW WHEN (NEW.list_doc IS NULL) EXECUTE FUNCTION project_items_list_doc();
+        CREATE TRIGGER project_items_list_doc_update BEFORE UPDATE ON project_items
+          FOR EACH ROW EXECUTE FUNCTION project_items_list_doc();
+      `,
+    },
   ],
 }

@@ -15,7 +15,7 @@ import type { ProjectCtx } from './context.ts'
 import { ensureProject } from './defaults.ts'
 import { PROJECT_EVENT_TYPES, recordEvents } from './events.ts'
 import { requestHash, type Outcome } from './idempotency.ts'
-import { ITEM_COLS, toTask, type ItemRow, type TaskView } from './items.ts'
+import { toTask, type ItemRow, type TaskView } from './items.ts'
 import {
   Problems, boardPlacement, checkDates, deliverableProblem, statusProblem, taxonomyProblems, unique, type TaxonomyRef,
 } from './refs.ts'
@@ -165,30 +165,51 @@ async function check(tx: Sql, ws: string, defaultBoard: string, items: readonly 
   return valid
 }
 
-/** The valid items' numbers (one range) and rows (one insert), in the items' order. */
+/** A uuid as the database gives it back (a request may spell one in capitals). */
+const uuidText = (s: string | null | undefined): string | null => (s == null ? null : s.toLowerCase())
+
+/**
+ * The valid items' numbers (one range) and rows (one insert), in the items' order.
+ * The rows are built here, as the database would return them, and each brings its
+ * list document (projects migration 6 builds it only for an insert without one):
+ * JSON.stringify(toTask(row)) is the text the trigger writes, the same keys in the
+ * same order, so the insert runs no per-row trigger and returns only the seq.
+ */
 async function insertTasks(tx: Sql, ctx: ProjectCtx, valid: readonly Valid[]): Promise<ItemRow[]> {
   const ws = ctx.workspaceId
   // The counter row stays locked until commit, so numbers have no gaps; a shared workspace numbers nothing itself.
-  const n = await tx.query<{ first: number | null }>(
+  // now() is the transaction's time, the rows' default, in the views' format (UTC, milliseconds).
+  const n = await tx.query<{ first: number | null; now: string }>(
     `UPDATE project_workspaces SET next_number = next_number + CASE WHEN portal_shared THEN 0 ELSE $2::int END WHERE workspace_id = $1
-     RETURNING CASE WHEN portal_shared THEN NULL ELSE next_number - $2::int END AS first`, [ws, valid.length])
-  const first = (n.rows[0] as { first: number | null }).first
-  const docs = valid.map(({ p: { input }, boardId, statusId, typeId, labelIds, state }, k) => ({
-    ord: k, id: randomUUID(), kind: input.source_ticket == null ? 'task' : 'service_ticket', board_id: boardId, number: first === null ? null : first + k,
-    title: input.title, description: input.description ?? '', acceptance: input.acceptance ?? '', type_id: typeId, label_ids: labelIds, status_id: statusId,
-    service: input.service ?? null, deliverable: input.deliverable ?? null, source_ticket: input.source_ticket ?? null, priority: input.priority ?? 'normal',
-    assignee: input.assignee ?? null, reviewer: input.reviewer ?? null, starts_on: input.starts_on ?? null, due_on: input.due_on ?? null, state,
+     RETURNING CASE WHEN portal_shared THEN NULL ELSE next_number - $2::int END AS first,
+       to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`, [ws, valid.length])
+  const { first, now } = n.rows[0] as { first: number | null; now: string }
+  const rows: ItemRow[] = valid.map(({ p: { input }, boardId, statusId, typeId, labelIds, state }, k) => ({
+    id: randomUUID(), seq: '', workspace_id: uuidText(ws) as string, item_type: 'task', kind: input.source_ticket == null ? 'task' : 'service_ticket',
+    board_id: uuidText(boardId) as string, number: first === null ? null : first + k, title: input.title, description: input.description ?? '',
+    acceptance: input.acceptance ?? '', body: '', color: null, visibility: null, type_id: uuidText(typeId), label_ids: labelIds.map((x) => x.toLowerCase()),
+    status_id: uuidText(statusId), service: uuidText(input.service), deliverable: uuidText(input.deliverable), source_ticket: uuidText(input.source_ticket),
+    priority: input.priority ?? 'normal', assignee: input.assignee ?? null, reviewer: input.reviewer ?? null, owner: null,
+    starts_on: input.starts_on ?? null, due_on: input.due_on ?? null, state: state as ItemRow['state'], blocked_reason: '', origin: 'local',
+    revision: 1, assignment_revision: 1, created_by: ctx.actor.userId, archived_at: null, deleted_at: null, created_at: now, updated_at: now,
   }))
-  const r = await tx.query<ItemRow>(
+  const docs = rows.map((x, ord) => ({
+    ord, id: x.id, kind: x.kind, board_id: x.board_id, number: x.number, title: x.title, description: x.description, acceptance: x.acceptance,
+    type_id: x.type_id, label_ids: x.label_ids, status_id: x.status_id, service: x.service, deliverable: x.deliverable, source_ticket: x.source_ticket,
+    priority: x.priority, assignee: x.assignee, reviewer: x.reviewer, starts_on: x.starts_on, due_on: x.due_on, state: x.state, list_doc: JSON.stringify(toTask(x)),
+  }))
+  const r = await tx.query<{ id: string; seq: string }>(
     `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, number, title, description, acceptance, type_id, label_ids,
-       status_id, service, deliverable, source_ticket, priority, assignee, reviewer, starts_on, due_on, state, created_by)
+       status_id, service, deliverable, source_ticket, priority, assignee, reviewer, starts_on, due_on, state, created_by, created_at, updated_at, list_doc)
      SELECT v.id, $1, 'task', v.kind, v.board_id, v.number, v.title, v.description, v.acceptance, v.type_id, v.label_ids,
-       v.status_id, v.service, v.deliverable, v.source_ticket, v.priority, v.assignee, v.reviewer, v.starts_on, v.due_on, v.state, $3::integer
+       v.status_id, v.service, v.deliverable, v.source_ticket, v.priority, v.assignee, v.reviewer, v.starts_on, v.due_on, v.state, $3::integer,
+       $4::timestamptz, $4::timestamptz, v.list_doc
      FROM jsonb_to_recordset($2::jsonb) AS v(ord integer, id uuid, kind text, board_id uuid, number integer, title text, description text,
        acceptance text, type_id uuid, label_ids uuid[], status_id uuid, service uuid, deliverable uuid, source_ticket uuid, priority text,
-       assignee integer, reviewer integer, starts_on date, due_on date, state text)
+       assignee integer, reviewer integer, starts_on date, due_on date, state text, list_doc text)
      ORDER BY v.ord
-     RETURNING ${ITEM_COLS}`, [ws, JSON.stringify(docs), ctx.actor.userId])
-  const byId = new Map(r.rows.map((row) => [row.id, row]))
-  return docs.map((d) => byId.get(d.id) as ItemRow)
+     RETURNING id, seq::text AS seq`, [ws, JSON.stringify(docs), ctx.actor.userId, now])
+  const seqs = new Map(r.rows.map((x) => [x.id, x.seq]))
+  for (const row of rows) row.seq = seqs.get(row.id) as string
+  return rows
 }
