@@ -5,7 +5,9 @@
 // PostgreSQL's cost is per statement. One claim of every key, one read per
 // kind of reference, one number range, one multi-row insert of the tasks, one
 // of their activity entries, one of the assignment events (and one of their
-// webhook deliveries) when tasks are assigned, one write of the answers. Everything commits
+// webhook deliveries) when tasks are assigned, one write of the answers (on the
+// embedded database, which runs one transaction at a time, the claims are a read
+// of the keys and the answers' insert is the claim: one row write per key). Everything commits
 // together: a failure of the server itself (or a crash) leaves none of them.
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../../core/index.ts'
@@ -59,16 +61,25 @@ async function createRun(tx: Sql, ctx: ProjectCtx, defaultBoard: string, items: 
   const ws = ctx.workspaceId
   const out: BatchItemResult[] = new Array(items.length)
   const all: Pending[] = items.map(({ idempotency_key: key, ...input }, j) => ({ i: j, key, input, hash: requestHash(TASK_CREATE_SCOPE, input) }))
-  // On a server, a concurrent holder of a key makes this wait for its commit (as one creation does).
-  const claimed = new Set((await tx.query<{ key: string }>(
-    `INSERT INTO project_idempotency (workspace_id, key, scope, request_hash) SELECT $1, v.key, $2, v.hash FROM unnest($3::text[], $4::text[]) AS v(key, hash)
-     ON CONFLICT (workspace_id, key) DO NOTHING RETURNING key`, [ws, TASK_CREATE_SCOPE, all.map((p) => p.key), all.map((p) => p.hash)])).rows.map((r) => r.key))
-  const fresh = all.filter((p) => claimed.has(p.key))
-  await answerReplays(tx, ws, all.filter((p) => !claimed.has(p.key)), out)
+  // An embedded database runs one transaction at a time: no key can be taken between a read of the keys
+  // and the insert of the answers, so each key costs one row write (its claim with its answer) instead of two.
+  const claimFirst = !ctx.db.embedded
+  let fresh: Pending[]
+  if (claimFirst) {
+    // On a server, a concurrent holder of a key makes this wait for its commit (as one creation does).
+    const claimed = new Set((await tx.query<{ key: string }>(
+      `INSERT INTO project_idempotency (workspace_id, key, scope, request_hash) SELECT $1, v.key, $2, v.hash FROM unnest($3::text[], $4::text[]) AS v(key, hash)
+       ON CONFLICT (workspace_id, key) DO NOTHING RETURNING key`, [ws, TASK_CREATE_SCOPE, all.map((p) => p.key), all.map((p) => p.hash)])).rows.map((r) => r.key))
+    fresh = all.filter((p) => claimed.has(p.key))
+    // A key neither claimed nor found (its holder gone in between) is refused, as one creation refuses it.
+    for (const p of await answerReplays(tx, ws, all.filter((p) => !claimed.has(p.key)), out)) out[p.i] = { error: new IdempotencyConflictError() }
+  } else {
+    fresh = await answerReplays(tx, ws, all, out)
+  }
   const valid = await check(tx, ws, defaultBoard, fresh, offset, loc, out)
   const refused = fresh.filter((p) => out[p.i] !== undefined).map((p) => p.key)
   // A refused item leaves no claim behind (one by one, its transaction rolled back): its retry runs again.
-  if (refused.length > 0) await tx.query('DELETE FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, refused])
+  if (claimFirst && refused.length > 0) await tx.query('DELETE FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, refused])
   if (valid.length === 0) return out
   const rows = await insertTasks(tx, ctx, valid)
   await recordActivities(tx, ws, ctx.actor, rows.map(creationEntry))
@@ -76,25 +87,41 @@ async function createRun(tx: Sql, ctx: ProjectCtx, defaultBoard: string, items: 
   await recordEvents(tx, ws, ctx.actor, PROJECT_EVENT_TYPES.assignmentChanged,
     rows.filter((row) => row.assignee !== null).map((row) => ({ task: row, previousAssignee: null, assignee: row.assignee })))
   const bodies = rows.map(toTask)
-  await tx.query(
-    `UPDATE project_idempotency p SET status = 201, response = v.response FROM unnest($2::text[], $3::text[]) AS v(key, response)
-     WHERE p.workspace_id = $1 AND p.key = v.key`, [ws, valid.map((v) => v.p.key), bodies.map((b) => JSON.stringify(b))])
+  const keys = valid.map((v) => v.p.key)
+  const answers = bodies.map((b) => JSON.stringify(b))
+  if (claimFirst) {
+    await tx.query(
+      `UPDATE project_idempotency p SET status = 201, response = v.response FROM unnest($2::text[], $3::text[]) AS v(key, response)
+       WHERE p.workspace_id = $1 AND p.key = v.key`, [ws, keys, answers])
+  } else {
+    // No ON CONFLICT: a key taken after all would fail the batch, never answer twice.
+    await tx.query(
+      `INSERT INTO project_idempotency (workspace_id, key, scope, request_hash, status, response)
+       SELECT $1, v.key, $2, v.hash, 201, v.response FROM unnest($3::text[], $4::text[], $5::text[]) AS v(key, hash, response)`,
+      [ws, TASK_CREATE_SCOPE, keys, valid.map((v) => v.p.hash), answers])
+  }
   valid.forEach((v, k) => (out[v.p.i] = { ok: { status: 201, body: bodies[k] as TaskView, replay: false } }))
   return out
 }
 
-/** Keys already used: the first answer again when the request is the same, else a conflict (createTask's idempotent()). */
-async function answerReplays(tx: Sql, ws: string, used: readonly Pending[], out: BatchItemResult[]): Promise<void> {
-  if (used.length === 0) return
+/**
+ * Keys already used: the first answer again when the request is the same, else a conflict (createTask's idempotent()).
+ * Returns the items whose keys are new.
+ */
+async function answerReplays(tx: Sql, ws: string, items: readonly Pending[], out: BatchItemResult[]): Promise<Pending[]> {
+  if (items.length === 0) return []
   const r = await tx.query<{ key: string; request_hash: string; response: string | null }>(
-    'SELECT key, request_hash, response FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, used.map((p) => p.key)])
+    'SELECT key, request_hash, response FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, items.map((p) => p.key)])
   const prior = new Map(r.rows.map((x) => [x.key, x]))
-  for (const p of used) {
+  const fresh: Pending[] = []
+  for (const p of items) {
     const x = prior.get(p.key)
-    out[p.i] = x === undefined || x.request_hash !== p.hash || x.response === null
+    if (x === undefined) fresh.push(p)
+    else out[p.i] = x.request_hash !== p.hash || x.response === null
       ? { error: new IdempotencyConflictError() }
       : { ok: { status: 200, body: JSON.parse(x.response) as TaskView, replay: true } }
   }
+  return fresh
 }
 
 interface Valid {
