@@ -17,7 +17,7 @@ import type { ProjectCtx } from './context.ts'
 import { ensureProject } from './defaults.ts'
 import { PROJECT_EVENT_TYPES, recordEvents } from './events.ts'
 import { requestHash, type Outcome } from './idempotency.ts'
-import { toTask, type ItemRow, type TaskView } from './items.ts'
+import { isoText, toTask, type ItemRow, type TaskView } from './items.ts'
 import {
   Problems, boardPlacement, checkDates, deliverableProblem, statusProblem, taxonomyProblems, unique, type TaxonomyRef,
 } from './refs.ts'
@@ -209,7 +209,7 @@ async function insertTasks(tx: Sql, ctx: ProjectCtx, valid: readonly Valid[]): P
   const n = await tx.query<{ first: number | null; now: string }>(
     `UPDATE project_workspaces SET next_number = next_number + CASE WHEN portal_shared THEN 0 ELSE $2::int END WHERE workspace_id = $1
      RETURNING CASE WHEN portal_shared THEN NULL ELSE next_number - $2::int END AS first,
-       to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS now`, [ws, valid.length])
+       ${isoText('now()', 'now')}`, [ws, valid.length])
   const { first, now } = n.rows[0] as { first: number | null; now: string }
   const rows: ItemRow[] = valid.map(({ p: { input }, boardId, statusId, typeId, labelIds, state }, k) => ({
     id: randomUUID(), seq: '', workspace_id: uuidText(ws) as string, item_type: 'task', kind: input.source_ticket == null ? 'task' : 'service_ticket',
