@@ -18,9 +18,15 @@ import { noRecordChanges, noteRecordEntry, pullRecords, type RecordChanges } fro
 export type PullContext = PushContext & { self?: string | null }
 type Page<T> = { items: T[]; next_cursor: string | null }
 
-/** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */
 type ItemType = 'task' | 'note' | 'deliverable'
 
+/**
+ * The cursor of a pull that found the portal's feed empty: every entry the feed
+ * shows later is new. (A null cursor is a desktop that never pulled: it reads everything.)
+ */
+const EMPTY_FEED = ''
+
+/** The newest activity entries, down to `cursor` (exclusive); null when the cursor was not found (read everything). */
 async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<string, ItemType>; records: RecordChanges; newest: string | null } | null> {
   const ids = new Map<string, ItemType>()
   const records = noRecordChanges()
@@ -37,7 +43,7 @@ async function changedSince(c: PullContext, cursor: string): Promise<{ ids: Map<
       if (c.self != null && e.actor.token_id === c.self && e.item_id !== null && c.touched?.has(e.item_id) === true) continue
       if ((e.entity === 'task' || e.entity === 'note' || e.entity === 'deliverable') && e.item_id !== null) ids.set(e.item_id, e.entity)
     }
-    if (r.body.next_cursor === null) return null
+    if (r.body.next_cursor === null) return cursor === EMPTY_FEED ? { ids, records, newest } : null
     page = r.body.next_cursor
   }
   return null
@@ -90,7 +96,7 @@ export async function pull(c: PullContext, cursor: string | null): Promise<{ app
     await allItems(c, apply)
     const r = await pullRecords(c, null)
     // A deferred task (a local edit in between, or its board not here yet) is read again next round.
-    return { applied: applied + r.applied, cursor: deferred + r.deferred > 0 ? cursor : head }
+    return { applied: applied + r.applied, cursor: deferred + r.deferred > 0 ? cursor : head ?? EMPTY_FEED }
   }
   // Deliverables first: tasks link to them.
   const order = [...changes.ids].sort((a, b) => Number(b[1] === 'deliverable') - Number(a[1] === 'deliverable'))

@@ -15,6 +15,11 @@ export const BATCH_FEATURE = 'task-batch-v1'
 /** Creations per batch request (the cloud's limit, TASK_BATCH_MAX). */
 export const CREATE_BATCH = 250
 /**
+ * Batches taken from the outbox at a time: each read sorts every pending
+ * operation, so a backlog is read in fewer, larger steps (bench/portal README).
+ */
+export const BATCHES_PER_READ = 4
+/**
  * Bytes of JSON per batch request: the cloud takes bodies up to 1 MiB, and 100
  * tasks with long descriptions can be more, so a batch is cut before it (an
  * item alone is far below it).
@@ -33,7 +38,7 @@ export async function batchableCreates(db: Database, ws: string, ops: readonly O
   return new Set(ops.filter((o) => o.op === 'create' && tasks.has(o.item_key)))
 }
 
-/** Sends the creations in batches (CREATE_BATCH_BYTES at most each) and settles each; returns how many the portal took. Throws PortalUnreachable. */
+/** Sends the creations in batches (CREATE_BATCH items and CREATE_BATCH_BYTES at most each) and settles each; returns how many the portal took. Throws PortalUnreachable. */
 export async function pushCreateBatch(c: PushContext, ops: readonly OutboxOp[]): Promise<number> {
   const items = ops.map((op) => {
     const { archived: _a, deleted: _d, state: _s, blocked_reason: _b, ...fields } = op.payload
@@ -46,13 +51,13 @@ export async function pushCreateBatch(c: PushContext, ops: readonly OutboxOp[]):
   return n
 }
 
-/** Consecutive runs of items of at most `max` bytes together (an item larger than that alone). */
-export function cutBatches<T extends { bytes: number }>(items: readonly T[], max: number): T[][] {
+/** Consecutive runs of at most `maxItems` items and `max` bytes together (an item larger than that alone). */
+export function cutBatches<T extends { bytes: number }>(items: readonly T[], max: number, maxItems = CREATE_BATCH): T[][] {
   const out: T[][] = []
   let chunk: T[] = []
   let bytes = 0
   for (const x of items) {
-    if (chunk.length > 0 && bytes + x.bytes > max) {
+    if (chunk.length > 0 && (bytes + x.bytes > max || chunk.length === maxItems)) {
       out.push(chunk)
       chunk = []
       bytes = 0

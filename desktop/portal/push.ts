@@ -10,7 +10,7 @@ import type { WorkState } from '../../workspace/index.ts'
 import { absorbAnswer, adoptTask, readPortalItem, type PortalItem } from './local-tasks.ts'
 import { narrowOp, nextPending, noteAttempt, settle, type OpKind, type OutboxOp } from './outbox.ts'
 import { statePath } from './state-path.ts'
-import { batchableCreates, CREATE_BATCH, pushCreateBatch } from './push-batch.ts'
+import { BATCHES_PER_READ, batchableCreates, CREATE_BATCH, pushCreateBatch } from './push-batch.ts'
 import { equalValue, itemFieldsOf, TAXONOMY_FIELDS } from './task-fields.ts'
 import type { PortalTask, PushContext } from './push-types.ts'
 
@@ -116,7 +116,7 @@ export async function pushOutbox(c: PushContext, kinds: readonly OpKind[] = ['it
   let n = 0
   for (;;) {
     const batch = c.batch === true && send === sendOne && kinds.includes('item')
-    let ops = await nextPending(c.db, c.ws, batch ? CREATE_BATCH : PUSH_WINDOW, kinds)
+    let ops = await nextPending(c.db, c.ws, batch ? CREATE_BATCH * BATCHES_PER_READ : PUSH_WINDOW, kinds)
     if (ops.length === 0) return n
     // Task creations go in one batch request (feature task-batch-v1); the rest one by one, PUSH_WINDOW at a time.
     const creates = batch ? await batchableCreates(c.db, c.ws, ops) : new Set<OutboxOp>()

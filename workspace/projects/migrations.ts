@@ -244,5 +244,31 @@ export const PROJECT_MIGRATIONS: MigrationSet = {
           ADD CONSTRAINT project_statuses_board_id_fkey FOREIGN KEY (board_id) REFERENCES project_boards(id) ON UPDATE CASCADE;
       `,
     },
+    {
+      version: 6,
+      name: 'an inserted item may bring its list document',
+      // The task batch builds each row's list document itself (the route's JSON of the row it
+      // writes), so its insert runs no per-row trigger (bench/portal README, "The batch's tasks
+      // bring their list documents"). Every other insert, and every update, still has it built here.
+      sql: `
+        DROP TRIGGER project_items_list_doc ON project_items;
+        CREATE TRIGGER project_items_list_doc BEFORE INSERT ON project_items
+          FOR EACH ROW WHEN (NEW.list_doc IS NULL) EXECUTE FUNCTION project_items_list_doc();
+        CREATE TRIGGER project_items_list_doc_update BEFORE UPDATE ON project_items
+          FOR EACH ROW EXECUTE FUNCTION project_items_list_doc();
+      `,
+    },
+    {
+      version: 7,
+      name: 'edges found by either end',
+      // An adopted id (the desktop rewrites a task's primary key to the portal's) cascades to the
+      // edges of both ends: without these, each rewritten row scanned the whole edges table twice
+      // (the live unique index leads with workspace_id and skips tombstones). 250 adoptions with
+      // 2,000 edges: 115-180 -> 28-46 ms of CPU (bench/portal README, 2026-11-27 evening).
+      sql: `
+        CREATE INDEX project_edges_from ON project_edges (from_id);
+        CREATE INDEX project_edges_to ON project_edges (to_id);
+      `,
+    },
   ],
 }

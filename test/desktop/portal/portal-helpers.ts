@@ -162,13 +162,15 @@ export async function desktopTasks(d: DesktopProcess): Promise<any[]> {
  * A loopback proxy in front of the cloud. `cut(match, n)` makes the next n
  * requests whose first line matches lose their answer: the request reaches the
  * cloud (which commits it), and the client connection is destroyed when the
- * answer starts, before a byte of it is passed on.
+ * answer starts, before a byte of it is passed on. `requests` lists what went through.
  */
 export class CuttingProxy {
   readonly #server: Server
   readonly #sockets = new Set<Socket>()
   #rule: { match: RegExp; left: number } | null = null
   cuts = 0
+  /** The first line of every request passed on, in order. */
+  readonly requests: string[] = []
   port = 0
 
   readonly #upstreamPort: number
@@ -196,6 +198,7 @@ export class CuttingProxy {
       // A request's first line is at the start of a chunk when requests are not pipelined (undici's default).
       const first = d.toString('latin1').split('\r\n', 1)[0] ?? ''
       if (/^(GET|POST|PATCH|DELETE|PUT) /.test(first)) {
+        this.requests.push(first)
         cutThis = false
         if (this.#rule !== null && this.#rule.left > 0 && this.#rule.match.test(first)) {
           this.#rule.left--

@@ -1,6 +1,6 @@
 // Concurrent edits on one record, on PGlite and on a real PostgreSQL server:
 // revision checks are atomic (exactly one of many edits at one revision wins),
-// idempotent creation under a burst of identical requests creates once, and
+// idempotent creation under a burst of identical requests (single or batch) creates once, and
 // task numbers stay unique and gap-free under concurrent creation.
 //
 // Sending requests together does not by itself make their transactions overlap
@@ -111,6 +111,19 @@ async function suite(t: Test, lk: TestLookout, burst: Gate): Promise<void> {
     t.ok(results.every((r) => JSON.stringify(r.body) === JSON.stringify(first)), 'identical bodies')
     const listed = await lk.req('GET', `${P}/tasks?q=${encodeURIComponent(body.title)}`)
     t.equal(listed.body.items.length, 1)
+  })
+
+  t.test('a burst of identical task batches creates each task once and answers every request with its bodies', async (t) => {
+    const items = [0, 1, 2, 3, 4].map((i) => ({ idempotency_key: key(), title: `batch burst ${i} ${Math.random()}` }))
+    // On the server the first batch holds the keys and waits for the task counter, the others wait for the keys.
+    const results = await burst(t, workspaceRow, () => Array.from({ length: 10 }, () => lk.req('POST', `${P}/tasks/batch`, { items })))
+    t.ok(results.every((r) => r.status === 200), results.map((r) => r.status).join(' '))
+    const statuses = results.map((r) => (r.body.items as { status: number }[]).map((x) => x.status).join(','))
+    t.equal(statuses.filter((x) => x === '201,201,201,201,201').length, 1, 'one batch created them')
+    t.equal(statuses.filter((x) => x === '200,200,200,200,200').length, 9, 'the rest are replays')
+    const bodies = results.map((r) => JSON.stringify((r.body.items as { task: unknown }[]).map((x) => x.task)))
+    t.ok(bodies.every((b) => b === bodies[0]), 'identical bodies')
+    for (const it of items) t.equal((await lk.req('GET', `${P}/tasks?q=${encodeURIComponent(it.title)}`)).body.items.length, 1, `${it.title}: once`)
   })
 
   t.test('concurrent creations get unique, consecutive numbers', async (t) => {

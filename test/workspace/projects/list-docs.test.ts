@@ -1,6 +1,6 @@
 // Lists send each item's stored list document (workspace/projects/store/list-doc.ts), not
 // the row the item's own route reads. After every kind of write (create, edit,
-// each action, move, delete and restore, a status retired under the task, the
+// each action, move, delete and restore, a status retired under the task, a batch creation, the
 // desktop's edits, a ticket, notes and deliverables) the item's entry in its list
 // must be byte for byte the body its own GET route sends: a write that left the
 // list document stale, or a document built differently from the view, fails here.
@@ -140,6 +140,26 @@ async function suite(t: Test, lk: TestLookout): Promise<void> {
     const trash = await lk.req('DELETE', `/v1/projects/items/${desk.body.id}`, { idempotency_key: key(), revision: 2 })
     t.equal(trash.status, 200)
     await listed(t, 'desktop task trashed', desk.body.id, `/v1/projects/items/${desk.body.id}`, '/v1/projects/items?q=desk&deleted=true')
+  })
+
+  // The batch writes each row's list document itself (no trigger): the same text, from ids spelled in capitals too.
+  t.test('tasks made by the batch route', async (t) => {
+    const board = await api.board('docs batch')
+    const status = ((await api.statuses(board.id)).items as { id: string }[])[1]?.id as string
+    const label = await api.choice('label', `doc batch ${key().slice(0, 6)}`)
+    const deliverable = await api.deliverable({ title: `batch deliverable ${TRICKY}` })
+    const r = await lk.req('POST', `${P}/tasks/batch`, { items: [
+      { idempotency_key: key(), title: `doc-batch-marker ${TRICKY}`, description: TRICKY, acceptance: TRICKY, board_id: board.id.toUpperCase(),
+        status_id: status.toUpperCase(), label_ids: [label.toUpperCase()], deliverable: deliverable.id.toUpperCase(), assignee: 3, reviewer: 4,
+        priority: 'high', starts_on: '2026-02-01', due_on: '2026-03-01' },
+      { idempotency_key: key(), title: 'doc-batch-marker defaults' },
+    ] })
+    t.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300))
+    const [full, plain] = (r.body.items as { status: number; task: { id: string } }[]).map((x) => x.task.id)
+    // The batch answers from the rows it built, not read back: the answer is the task's own GET body too.
+    for (const x of r.body.items as { task: { id: string } }[]) t.equal(JSON.stringify(x.task), (await text(lk, `${P}/tasks/${x.task.id}`)).body, 'batch answer is the GET body')
+    await listed(t, 'batch, every field', full as string, `${P}/tasks/${full}`, `${P}/tasks?board_id=${board.id}&label_ids=${label}&q=doc-batch-marker`)
+    await listed(t, 'batch, defaults', plain as string, `${P}/tasks/${plain}`, `${P}/tasks?q=${encodeURIComponent('doc-batch-marker defaults')}`)
   })
 
   t.test('every stored list document is the one its row makes now', async (t) => {

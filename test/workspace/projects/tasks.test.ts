@@ -70,13 +70,15 @@ t.test('task batches (Lookout extension): each item idempotent by its own key, r
   t.ok(full.body.items.every((x: any) => x.status === 201))
 })
 
-t.test('100 tasks of the largest size are more than a request takes: the desktop cuts its batches by size', async (t) => {
+t.test('100 tasks of the largest size are more than a request takes: the desktop cuts its batches by size (and by count)', async (t) => {
   // Two-byte characters at every length limit: about 20 KB an item.
   const items = Array.from({ length: 100 }, () => ({ idempotency_key: key(), title: 'é'.repeat(160), description: 'é'.repeat(6000), acceptance: 'é'.repeat(4000) }))
   const whole = await lk.req('POST', `${P}/tasks/batch`, { items })
   t.equal(whole.status, 413, 'one request is over the body limit')
   const chunks = cutBatches(items.map((item) => ({ item, bytes: Buffer.byteLength(JSON.stringify(item)) + 1 })), CREATE_BATCH_BYTES)
   t.ok(chunks.length > 1, `${chunks.length} batches`)
+  // The desktop reads several batches of its outbox at once: small items are cut by count too.
+  t.same(cutBatches(Array.from({ length: 2 * CREATE_BATCH + 3 }, () => ({ bytes: 100 })), CREATE_BATCH_BYTES).map((c) => c.length), [CREATE_BATCH, CREATE_BATCH, 3], 'at most CREATE_BATCH items a batch')
   for (const chunk of chunks) {
     const r = await lk.req('POST', `${P}/tasks/batch`, { items: chunk.map((x) => x.item) })
     t.equal(r.status, 200, `a batch of ${chunk.length}`)

@@ -51,12 +51,13 @@ export interface ItemRow {
 }
 
 /** Timestamps leave the database as ISO text (milliseconds, UTC): no Date round trip per row on list pages. */
-const isoText = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${col}`
+/** A timestamp as the views send it (UTC, milliseconds), named `as`: every time of a row read or built here. */
+export const isoText = (col: string, as = col) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${as}`
 
 export const ITEM_COLS = `id, seq::text AS seq, workspace_id, item_type, kind, board_id, number, title, description, acceptance, body,
   color, visibility, type_id, label_ids, status_id, service, deliverable, source_ticket, priority, assignee, reviewer, owner,
   starts_on::text AS starts_on, due_on::text AS due_on, state, blocked_reason, origin, revision, assignment_revision,
-  created_by, ${['archived_at', 'deleted_at', 'created_at', 'updated_at'].map(isoText).join(', ')}`
+  created_by, ${['archived_at', 'deleted_at', 'created_at', 'updated_at'].map((c) => isoText(c)).join(', ')}`
 
 function common(r: ItemRow) {
   return {

@@ -7,7 +7,9 @@
 // statement as every write of the row: the store's updates, actions, moves, status
 // retirement, and the portal's sync and id rewrites alike; no write path can forget
 // it. The column is NOT NULL: a field the builder failed to make JSON (a NULL in a
-// concatenation) fails the write instead of emptying the list.
+// concatenation) fails the write instead of emptying the list. Since migration 6 an
+// insert that brings its document keeps it: the task batch (task-batch.ts) writes
+// JSON.stringify(toTask(row)), this text, and skips a per-row trigger.
 //
 // This text is migration `projects` 4 and is never edited: a change of an item's
 // view takes a new migration that replaces project_item_doc and refreshes the rows

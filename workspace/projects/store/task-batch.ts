@@ -5,7 +5,9 @@
 // PostgreSQL's cost is per statement. One claim of every key, one read per
 // kind of reference, one number range, one multi-row insert of the tasks, one
 // of their activity entries, one of the assignment events (and one of their
-// webhook deliveries) when tasks are assigned, one write of the answers. Everything commits
+// webhook deliveries) when tasks are assigned, one write of the answers (on the
+// embedded database, which runs one transaction at a time, the claims are a read
+// of the keys and the answers' insert is the claim: one row write per key). Everything commits
 // together: a failure of the server itself (or a crash) leaves none of them.
 import { randomUUID } from 'node:crypto'
 import type { Sql } from '../../../core/index.ts'
@@ -15,7 +17,7 @@ import type { ProjectCtx } from './context.ts'
 import { ensureProject } from './defaults.ts'
 import { PROJECT_EVENT_TYPES, recordEvents } from './events.ts'
 import { requestHash, type Outcome } from './idempotency.ts'
-import { ITEM_COLS, toTask, type ItemRow, type TaskView } from './items.ts'
+import { isoText, toTask, type ItemRow, type TaskView } from './items.ts'
 import {
   Problems, boardPlacement, checkDates, deliverableProblem, statusProblem, taxonomyProblems, unique, type TaxonomyRef,
 } from './refs.ts'
@@ -59,16 +61,25 @@ async function createRun(tx: Sql, ctx: ProjectCtx, defaultBoard: string, items: 
   const ws = ctx.workspaceId
   const out: BatchItemResult[] = new Array(items.length)
   const all: Pending[] = items.map(({ idempotency_key: key, ...input }, j) => ({ i: j, key, input, hash: requestHash(TASK_CREATE_SCOPE, input) }))
-  // On a server, a concurrent holder of a key makes this wait for its commit (as one creation does).
-  const claimed = new Set((await tx.query<{ key: string }>(
-    `INSERT INTO project_idempotency (workspace_id, key, scope, request_hash) SELECT $1, v.key, $2, v.hash FROM unnest($3::text[], $4::text[]) AS v(key, hash)
-     ON CONFLICT (workspace_id, key) DO NOTHING RETURNING key`, [ws, TASK_CREATE_SCOPE, all.map((p) => p.key), all.map((p) => p.hash)])).rows.map((r) => r.key))
-  const fresh = all.filter((p) => claimed.has(p.key))
-  await answerReplays(tx, ws, all.filter((p) => !claimed.has(p.key)), out)
+  // An embedded database runs one transaction at a time: no key can be taken between a read of the keys
+  // and the insert of the answers, so each key costs one row write (its claim with its answer) instead of two.
+  const claimFirst = !ctx.db.embedded
+  let fresh: Pending[]
+  if (claimFirst) {
+    // On a server, a concurrent holder of a key makes this wait for its commit (as one creation does).
+    const claimed = new Set((await tx.query<{ key: string }>(
+      `INSERT INTO project_idempotency (workspace_id, key, scope, request_hash) SELECT $1, v.key, $2, v.hash FROM unnest($3::text[], $4::text[]) AS v(key, hash)
+       ON CONFLICT (workspace_id, key) DO NOTHING RETURNING key`, [ws, TASK_CREATE_SCOPE, all.map((p) => p.key), all.map((p) => p.hash)])).rows.map((r) => r.key))
+    fresh = all.filter((p) => claimed.has(p.key))
+    // A key neither claimed nor found (its holder gone in between) is refused, as one creation refuses it.
+    for (const p of await answerReplays(tx, ws, all.filter((p) => !claimed.has(p.key)), out)) out[p.i] = { error: new IdempotencyConflictError() }
+  } else {
+    fresh = await answerReplays(tx, ws, all, out)
+  }
   const valid = await check(tx, ws, defaultBoard, fresh, offset, loc, out)
   const refused = fresh.filter((p) => out[p.i] !== undefined).map((p) => p.key)
   // A refused item leaves no claim behind (one by one, its transaction rolled back): its retry runs again.
-  if (refused.length > 0) await tx.query('DELETE FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, refused])
+  if (claimFirst && refused.length > 0) await tx.query('DELETE FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, refused])
   if (valid.length === 0) return out
   const rows = await insertTasks(tx, ctx, valid)
   await recordActivities(tx, ws, ctx.actor, rows.map(creationEntry))
@@ -76,25 +87,41 @@ async function createRun(tx: Sql, ctx: ProjectCtx, defaultBoard: string, items: 
   await recordEvents(tx, ws, ctx.actor, PROJECT_EVENT_TYPES.assignmentChanged,
     rows.filter((row) => row.assignee !== null).map((row) => ({ task: row, previousAssignee: null, assignee: row.assignee })))
   const bodies = rows.map(toTask)
-  await tx.query(
-    `UPDATE project_idempotency p SET status = 201, response = v.response FROM unnest($2::text[], $3::text[]) AS v(key, response)
-     WHERE p.workspace_id = $1 AND p.key = v.key`, [ws, valid.map((v) => v.p.key), bodies.map((b) => JSON.stringify(b))])
+  const keys = valid.map((v) => v.p.key)
+  const answers = bodies.map((b) => JSON.stringify(b))
+  if (claimFirst) {
+    await tx.query(
+      `UPDATE project_idempotency p SET status = 201, response = v.response FROM unnest($2::text[], $3::text[]) AS v(key, response)
+       WHERE p.workspace_id = $1 AND p.key = v.key`, [ws, keys, answers])
+  } else {
+    // No ON CONFLICT: a key taken after all would fail the batch, never answer twice.
+    await tx.query(
+      `INSERT INTO project_idempotency (workspace_id, key, scope, request_hash, status, response)
+       SELECT $1, v.key, $2, v.hash, 201, v.response FROM unnest($3::text[], $4::text[], $5::text[]) AS v(key, hash, response)`,
+      [ws, TASK_CREATE_SCOPE, keys, valid.map((v) => v.p.hash), answers])
+  }
   valid.forEach((v, k) => (out[v.p.i] = { ok: { status: 201, body: bodies[k] as TaskView, replay: false } }))
   return out
 }
 
-/** Keys already used: the first answer again when the request is the same, else a conflict (createTask's idempotent()). */
-async function answerReplays(tx: Sql, ws: string, used: readonly Pending[], out: BatchItemResult[]): Promise<void> {
-  if (used.length === 0) return
+/**
+ * Keys already used: the first answer again when the request is the same, else a conflict (createTask's idempotent()).
+ * Returns the items whose keys are new.
+ */
+async function answerReplays(tx: Sql, ws: string, items: readonly Pending[], out: BatchItemResult[]): Promise<Pending[]> {
+  if (items.length === 0) return []
   const r = await tx.query<{ key: string; request_hash: string; response: string | null }>(
-    'SELECT key, request_hash, response FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, used.map((p) => p.key)])
+    'SELECT key, request_hash, response FROM project_idempotency WHERE workspace_id = $1 AND key = ANY($2::text[])', [ws, items.map((p) => p.key)])
   const prior = new Map(r.rows.map((x) => [x.key, x]))
-  for (const p of used) {
+  const fresh: Pending[] = []
+  for (const p of items) {
     const x = prior.get(p.key)
-    out[p.i] = x === undefined || x.request_hash !== p.hash || x.response === null
+    if (x === undefined) fresh.push(p)
+    else out[p.i] = x.request_hash !== p.hash || x.response === null
       ? { error: new IdempotencyConflictError() }
       : { ok: { status: 200, body: JSON.parse(x.response) as TaskView, replay: true } }
   }
+  return fresh
 }
 
 interface Valid {
@@ -165,30 +192,51 @@ async function check(tx: Sql, ws: string, defaultBoard: string, items: readonly 
   return valid
 }
 
-/** The valid items' numbers (one range) and rows (one insert), in the items' order. */
+/** A uuid as the database gives it back (a request may spell one in capitals). */
+const uuidText = (s: string | null | undefined): string | null => (s == null ? null : s.toLowerCase())
+
+/**
+ * The valid items' numbers (one range) and rows (one insert), in the items' order.
+ * The rows are built here, as the database would return them, and each brings its
+ * list document (projects migration 6 builds it only for an insert without one):
+ * JSON.stringify(toTask(row)) is the text the trigger writes, the same keys in the
+ * same order, so the insert runs no per-row trigger and returns only the seq.
+ */
 async function insertTasks(tx: Sql, ctx: ProjectCtx, valid: readonly Valid[]): Promise<ItemRow[]> {
   const ws = ctx.workspaceId
   // The counter row stays locked until commit, so numbers have no gaps; a shared workspace numbers nothing itself.
-  const n = await tx.query<{ first: number | null }>(
+  // now() is the transaction's time, the rows' default, in the views' format (UTC, milliseconds).
+  const n = await tx.query<{ first: number | null; now: string }>(
     `UPDATE project_workspaces SET next_number = next_number + CASE WHEN portal_shared THEN 0 ELSE $2::int END WHERE workspace_id = $1
-     RETURNING CASE WHEN portal_shared THEN NULL ELSE next_number - $2::int END AS first`, [ws, valid.length])
-  const first = (n.rows[0] as { first: number | null }).first
-  const docs = valid.map(({ p: { input }, boardId, statusId, typeId, labelIds, state }, k) => ({
-    ord: k, id: randomUUID(), kind: input.source_ticket == null ? 'task' : 'service_ticket', board_id: boardId, number: first === null ? null : first + k,
-    title: input.title, description: input.description ?? '', acceptance: input.acceptance ?? '', type_id: typeId, label_ids: labelIds, status_id: statusId,
-    service: input.service ?? null, deliverable: input.deliverable ?? null, source_ticket: input.source_ticket ?? null, priority: input.priority ?? 'normal',
-    assignee: input.assignee ?? null, reviewer: input.reviewer ?? null, starts_on: input.starts_on ?? null, due_on: input.due_on ?? null, state,
+     RETURNING CASE WHEN portal_shared THEN NULL ELSE next_number - $2::int END AS first,
+       ${isoText('now()', 'now')}`, [ws, valid.length])
+  const { first, now } = n.rows[0] as { first: number | null; now: string }
+  const rows: ItemRow[] = valid.map(({ p: { input }, boardId, statusId, typeId, labelIds, state }, k) => ({
+    id: randomUUID(), seq: '', workspace_id: uuidText(ws) as string, item_type: 'task', kind: input.source_ticket == null ? 'task' : 'service_ticket',
+    board_id: uuidText(boardId) as string, number: first === null ? null : first + k, title: input.title, description: input.description ?? '',
+    acceptance: input.acceptance ?? '', body: '', color: null, visibility: null, type_id: uuidText(typeId), label_ids: labelIds.map((x) => x.toLowerCase()),
+    status_id: uuidText(statusId), service: uuidText(input.service), deliverable: uuidText(input.deliverable), source_ticket: uuidText(input.source_ticket),
+    priority: input.priority ?? 'normal', assignee: input.assignee ?? null, reviewer: input.reviewer ?? null, owner: null,
+    starts_on: input.starts_on ?? null, due_on: input.due_on ?? null, state: state as ItemRow['state'], blocked_reason: '', origin: 'local',
+    revision: 1, assignment_revision: 1, created_by: ctx.actor.userId, archived_at: null, deleted_at: null, created_at: now, updated_at: now,
   }))
-  const r = await tx.query<ItemRow>(
+  const docs = rows.map((x, ord) => ({
+    ord, id: x.id, kind: x.kind, board_id: x.board_id, number: x.number, title: x.title, description: x.description, acceptance: x.acceptance,
+    type_id: x.type_id, label_ids: x.label_ids, status_id: x.status_id, service: x.service, deliverable: x.deliverable, source_ticket: x.source_ticket,
+    priority: x.priority, assignee: x.assignee, reviewer: x.reviewer, starts_on: x.starts_on, due_on: x.due_on, state: x.state, list_doc: JSON.stringify(toTask(x)),
+  }))
+  const r = await tx.query<{ id: string; seq: string }>(
     `INSERT INTO project_items (id, workspace_id, item_type, kind, board_id, number, title, description, acceptance, type_id, label_ids,
-       status_id, service, deliverable, source_ticket, priority, assignee, reviewer, starts_on, due_on, state, created_by)
+       status_id, service, deliverable, source_ticket, priority, assignee, reviewer, starts_on, due_on, state, created_by, created_at, updated_at, list_doc)
      SELECT v.id, $1, 'task', v.kind, v.board_id, v.number, v.title, v.description, v.acceptance, v.type_id, v.label_ids,
-       v.status_id, v.service, v.deliverable, v.source_ticket, v.priority, v.assignee, v.reviewer, v.starts_on, v.due_on, v.state, $3::integer
+       v.status_id, v.service, v.deliverable, v.source_ticket, v.priority, v.assignee, v.reviewer, v.starts_on, v.due_on, v.state, $3::integer,
+       $4::timestamptz, $4::timestamptz, v.list_doc
      FROM jsonb_to_recordset($2::jsonb) AS v(ord integer, id uuid, kind text, board_id uuid, number integer, title text, description text,
        acceptance text, type_id uuid, label_ids uuid[], status_id uuid, service uuid, deliverable uuid, source_ticket uuid, priority text,
-       assignee integer, reviewer integer, starts_on date, due_on date, state text)
+       assignee integer, reviewer integer, starts_on date, due_on date, state text, list_doc text)
      ORDER BY v.ord
-     RETURNING ${ITEM_COLS}`, [ws, JSON.stringify(docs), ctx.actor.userId])
-  const byId = new Map(r.rows.map((row) => [row.id, row]))
-  return docs.map((d) => byId.get(d.id) as ItemRow)
+     RETURNING id, seq::text AS seq`, [ws, JSON.stringify(docs), ctx.actor.userId, now])
+  const seqs = new Map(r.rows.map((x) => [x.id, x.seq]))
+  for (const row of rows) row.seq = seqs.get(row.id) as string
+  return rows
 }
