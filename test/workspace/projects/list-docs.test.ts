@@ -144,6 +144,7 @@ async function suite(t: Test, lk: TestLookout): Promise<void> {
 
   // The batch writes each row's list document itself (no trigger): the same text, from ids spelled in capitals too.
   t.test('tasks made by the batch route', async (t) => {
+    const dayFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10)
     const board = await api.board('docs batch')
     const status = ((await api.statuses(board.id)).items as { id: string }[])[1]?.id as string
     const label = await api.choice('label', `doc batch ${key().slice(0, 6)}`)
@@ -151,7 +152,7 @@ async function suite(t: Test, lk: TestLookout): Promise<void> {
     const r = await lk.req('POST', `${P}/tasks/batch`, { items: [
       { idempotency_key: key(), title: `doc-batch-marker ${TRICKY}`, description: TRICKY, acceptance: TRICKY, board_id: board.id.toUpperCase(),
         status_id: status.toUpperCase(), label_ids: [label.toUpperCase()], deliverable: deliverable.id.toUpperCase(), assignee: 3, reviewer: 4,
-        priority: 'high', starts_on: '2026-02-01', due_on: '2026-03-01' },
+        priority: 'high', starts_on: dayFromNow(2), due_on: dayFromNow(30) },
       { idempotency_key: key(), title: 'doc-batch-marker defaults' },
     ] })
     t.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300))
