@@ -5,7 +5,7 @@
 // worker queries are not free, and the bench's plain figures are taken without them.
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { getHeapStatistics } from 'node:v8'
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8'
 import type { Lookout } from '../../deploy/index.ts'
 import { mib, rssOf } from '../memory/proc.ts'
 
@@ -16,6 +16,7 @@ const PARTS = [
   ['shmem', '  shared (tmpfs, shm)'],
   ['mainHeap', 'main thread V8 heap'],
   ['mainHeapUsed', '  of which used'],
+  ['mainNewSpace', '  of which the young generation (new space)'],
   ['mainExternal', 'main thread external (ArrayBuffers, wasm)'],
   ['arrayBuffers', '  of which ArrayBuffers (all threads)'],
   ['workers', 'decoder workers V8 heap + external'],
@@ -118,6 +119,7 @@ export function memoryParts(lookout: Lookout, dataDir: string, everyMs = 100, tr
     const h = getHeapStatistics()
     now.mainHeap = h.total_heap_size
     now.mainHeapUsed = h.used_heap_size
+    now.mainNewSpace = getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0
     now.mainExternal = h.external_memory
     now.arrayBuffers = process.memoryUsage().arrayBuffers
     if (spool === '') spool = findSpool(dataDir)
