@@ -12,7 +12,6 @@ import { collectBatch } from './loader-pull.ts'
 import { RedeliveryChecks } from './loader-dedup.ts'
 import { Inserter } from './loader-insert.ts'
 import type { LoaderStats } from './loader-stats.ts'
-import { releasePayload } from './loader-messages.ts'
 
 /** The loader's defaults; deploy/config.ts reads them for its LOOKOUT_LOADER_* variables. */
 export const LOADER_DEFAULTS = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, flushMs: 1_000, minRows: 20_000, maxRetryDelayMs: 30_000 } as const
@@ -186,7 +185,6 @@ export class Loader {
       m.ack()
       this.#held.delete(m)
       this.#checks.loaded(m)
-      releasePayload(m)
     }
     await this.#connection?.flush().catch(() => undefined)
   }
