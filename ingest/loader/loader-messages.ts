@@ -10,7 +10,7 @@ const SPARE_BYTES = 64 * 1024
  * Lets the loader hold a message's bytes without the buffer they arrived in. nats.js (3.4)
  * gathers a message that spans socket reads in a buffer that doubles as it grows and hands
  * out a view of it, so a row message of 0.6 MiB kept 1.75x its size alive over a bench/e2e
- * batch (bench/e2e README, "the peak, bounded"). Under a backlog the loader holds two full
+ * batch (bench/e2e README, "issue 35's peak"). Under a backlog the loader holds two full
  * batches (one loading, the next pulled meanwhile): with a copy of the message alone, the
  * bound on a batch's bytes (LOOKOUT_LOADER_MAX_BYTES) is a bound on its memory, and the
  * oversized buffer, just allocated, goes in the next young-generation GC. Small messages
