@@ -2,7 +2,7 @@
 // consumer, bounded by rows, bytes and the age of its oldest message.
 import type { Consumer, JsMsg } from '@nats-io/jetstream'
 import type { LoaderStats } from './loader-stats.ts'
-import { compactPayload, rowsOf } from './loader-messages.ts'
+import { rowsOf } from './loader-messages.ts'
 
 const MIN_FETCH_BYTES = 9 * 1024 * 1024
 /**
@@ -114,7 +114,6 @@ export async function collectBatch(s: PullState, limits: PullLimits): Promise<Js
     lastPulled = 0
     try {
       for await (const m of iter) {
-        compactPayload(m)
         batch.push(m)
         s.held.add(m)
         rows += rowsOf(m)

@@ -6,12 +6,8 @@
 // of a message already handed out.
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { randomBytes } from 'node:crypto'
-import { AckPolicy, jetstream } from '@nats-io/jetstream'
-import { headers } from '@nats-io/transport-node'
 import { Loader, SUBJECTS, HEADER_ROWS, rowSubject } from '../../ingest/internal.ts'
 import { RecentIds } from '../../ingest/loader/recent-ids.ts'
-import { compactPayload } from '../../ingest/loader/loader-messages.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const WINDOW_MS = 1000
@@ -55,31 +51,6 @@ t.test('a message handed out twice is stored once: in one batch, and in a later 
   t.equal((await lk.rows(rid)).length, 50, 'a copy after the loader loaded it: looked up and skipped')
   t.equal(loader.stats.duplicatesSkipped, 100)
   t.equal(loader.stats.messages, 3, 'every copy acknowledged')
-
-  // The loader holds a pulled message's bytes, not the larger buffer nats.js gathered them in
-  // (loader-messages.ts): a stream of its own on the same server, so the loader above sees nothing.
-  await t.test('a large pulled message keeps only its own bytes', async (t) => {
-    const nc = await broker.connectExtra('compact-test')
-    t.teardown(() => nc.close())
-    await broker.jsm.streams.add({ name: 'COMPACT_TEST', subjects: ['compact.test'] })
-    await broker.jsm.consumers.add('COMPACT_TEST', { durable_name: 'c', ack_policy: AckPolicy.Explicit })
-    const payload = randomBytes(700 * 1024)
-    const h = headers()
-    h.set(HEADER_ROWS, '7')
-    await jetstream(nc).publish('compact.test', payload, { headers: h })
-    const consumer = await jetstream(nc).consumers.get('COMPACT_TEST', 'c')
-    for await (const m of await consumer.fetch({ max_messages: 1, expires: 5000 })) {
-      // The precondition: nats.js still gathers a message spanning socket reads in a larger buffer.
-      t.ok(m.data.buffer.byteLength > payload.byteLength + 64 * 1024, `as pulled: ${m.data.buffer.byteLength} bytes held for ${payload.byteLength}`)
-      compactPayload(m)
-      t.ok(m.data.buffer.byteLength <= payload.byteLength + 1024, `compacted: ${m.data.buffer.byteLength} bytes held`)
-      t.ok(Buffer.from(m.data).equals(payload), 'the same bytes')
-      t.equal(m.headers?.get(HEADER_ROWS), '7', 'and the same headers')
-      await m.ackAck()
-    }
-    t.equal((await broker.jsm.consumers.info('COMPACT_TEST', 'c')).num_ack_pending, 0, 'acknowledged after the copy')
-    await broker.jsm.streams.delete('COMPACT_TEST')
-  })
 })
 
 t.test('the loader remembers a bounded number of ids, oldest forgotten first', async (t) => {
