@@ -18,7 +18,7 @@ const PARTS = [
   ['mainHeapUsed', '  of which used'],
   ['mainNewSpace', '  of which the young generation (new space)'],
   ['mainExternal', 'main thread external (ArrayBuffers, wasm)'],
-  ['arrayBuffers', '  of which ArrayBuffers (all threads)'],
+  ['arrayBuffers', '  of which ArrayBuffers (all threads; by length, not resident pages)'],
   ['workers', 'decoder workers V8 heap + external'],
   ['chdbTracked', 'chdb MemoryTracking (all queries, inserts, merges)'],
   ['chdbMerges', '  of which merges (MergesMutationsMemoryTracking)'],
