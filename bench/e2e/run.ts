@@ -12,6 +12,7 @@ import { DEFAULT_SHAPE, encodeProtobuf, makeRecords } from '../lib/traffic.ts'
 import { QueryRouteLookup } from '../ingest/freshness.ts'
 import { bodyPool, flood, ISSUE35_SHAPE, markerBody, sendUntilAccepted, stampSeed, type FloodResult } from './issue35.ts'
 import { mib, percentile, rssSampler } from '../lib/stats.ts'
+import { memoryParts } from './memory-parts.ts'
 import { cpuBetween, cpuSnapshot, processCpuSeconds, type ThreadClassifier } from '../lib/procstat.ts'
 import { CPU_CATEGORIES, lookoutThreads } from '../ingest/pipeline.ts'
 import { decodeOtlpProtobuf } from '../../ingest/internal.ts'
@@ -86,7 +87,7 @@ async function waitStored(resourceId: string, rows: number): Promise<void> {
 /** A copy of the loader's counters that this bench reads. */
 const loaderStats = () => {
   const s = lookout.loader?.stats
-  return { batches: s?.batches ?? 0, rows: s?.rows ?? 0, insertMs: s?.insertMs ?? 0 }
+  return { batches: s?.batches ?? 0, rows: s?.rows ?? 0, insertMs: s?.insertMs ?? 0, insertErrors: s?.insertErrors ?? 0 }
 }
 // Warm-up, not measured: one request to another resource, stored. The embedded engine starts at
 // the first log operation (ingest/store/embedded-store.ts: about 1 s here, with its migration) and the
@@ -108,6 +109,9 @@ const warmMs = performance.now() - warmStarted
 const loaded0 = loaderStats()
 
 const rss = rssSampler()
+// BENCH_MEMORY=1: what the memory is made of (memory-parts.ts), =trace: also one line a second on stderr.
+const parts = process.env.BENCH_MEMORY === '1' || process.env.BENCH_MEMORY === 'trace'
+  ? memoryParts(lookout, dataDir, 100, process.env.BENCH_MEMORY === 'trace') : null
 const cpu0 = process.cpuUsage()
 const threads0 = cpuSnapshot(process.pid, stages)
 const t0 = performance.now()
@@ -144,8 +148,12 @@ const tAcked = flooded?.endedMs ?? performance.now()
 await waitStored(rid, accepted + (ISSUE35 ? 1 : 0))
 const tStored = performance.now()
 const loadedNow = loaderStats()
-const loaded = { batches: loadedNow.batches - loaded0.batches, rows: loadedNow.rows - loaded0.rows, insertMs: loadedNow.insertMs - loaded0.insertMs }
+const loaded = {
+  batches: loadedNow.batches - loaded0.batches, rows: loadedNow.rows - loaded0.rows, insertMs: loadedNow.insertMs - loaded0.insertMs,
+  insertErrors: loadedNow.insertErrors - loaded0.insertErrors,
+}
 const peak = rss.stop()
+const partLines = parts?.stop() ?? []
 const cpu = process.cpuUsage(cpu0)
 const byStage = cpuBetween(threads0, cpuSnapshot(process.pid, stages))
 const natsCpu = natsPid === undefined ? 0 : processCpuSeconds(natsPid) - natsCpu0
@@ -222,13 +230,15 @@ const lines = [
   ['ack latency p50 / p99 / max ms', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)} / ${Math.max(...latencies).toFixed(1)}`],
   ['last event queryable after ms (from the last ack)', (tStored - tAcked).toFixed(0)],
   ['end-to-end events/s (until all queryable)', e2eRate.toFixed(0)],
-  ['loader inserts / rows per insert / ms inserting', `${loaded.batches} / ${(loaded.rows / Math.max(1, loaded.batches)).toFixed(0)} / ${loaded.insertMs.toFixed(0)}`],
+  ['loader inserts / rows per insert / ms inserting / failed attempts (retried)',
+    `${loaded.batches} / ${(loaded.rows / Math.max(1, loaded.batches)).toFixed(0)} / ${loaded.insertMs.toFixed(0)} / ${loaded.insertErrors}`],
   ['raw chdb insert rows/s (same rows, 100k per insert)', rawRate.toFixed(0)],
   ['ratio end-to-end / raw insert', (e2eRate / rawRate).toFixed(2)],
   ['raw minimal-table insert rows/s (same rows, one tokenbf_v1)', minimalRate.toFixed(0)],
   ['ratio end-to-end / raw minimal-table insert (aim: 0.6)', (e2eRate / minimalRate).toFixed(2)],
   ['bytes on disk per event after merges (OPTIMIZE FINAL)', diskPerEvent.toFixed(1)],
   ['peak RSS MiB (whole pipeline in this process)', mib(peak)],
+  ...partLines,
   ['CPU s per million events: this process (HTTP, workers, loader, chdb)', (((cpu.user + cpu.system) / 1e6) / (accepted / 1e6)).toFixed(2)],
   ...STAGE_LINES.map(([k, label]) => [`  of which ${label}`, ((byStage[k] ?? 0) / (accepted / 1e6)).toFixed(2)]),
   ['CPU s per million events: nats-server', (natsCpu / (accepted / 1e6)).toFixed(2)],

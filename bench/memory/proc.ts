@@ -7,19 +7,21 @@ export interface Rss {
   rss: number
   anon: number
   file: number
+  /** Shared memory (tmpfs files mapped, shared anonymous mappings). */
+  shmem: number
   threads: number
 }
 
-/** VmRSS, RssAnon, RssFile (bytes) and thread count from /proc/<pid>/status; zeros when the process is gone. */
+/** VmRSS, RssAnon, RssFile, RssShmem (bytes) and thread count from /proc/<pid>/status; zeros when the process is gone. */
 export function rssOf(pid: number | 'self' = 'self'): Rss {
   let text = ''
   try {
     text = readFileSync(`/proc/${pid}/status`, 'utf8')
   } catch {
-    return { rss: 0, anon: 0, file: 0, threads: 0 }
+    return { rss: 0, anon: 0, file: 0, shmem: 0, threads: 0 }
   }
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) * 1024
-  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), threads: kb('Threads') / 1024 }
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), shmem: kb('RssShmem'), threads: kb('Threads') / 1024 }
 }
 
 export interface Mapping {
