@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { ROW_FORMATS, type RowFormat } from '../rows/rows-read.ts'
-import { ClientStore, columnList } from './client-store.ts'
+import { ClientStore, READ_SETTINGS, columnList } from './client-store.ts'
 import { InsertSpool, sqlString } from './insert-spool.ts'
 import type { RowBody } from '../rows/row-body.ts'
 import type { QueryParams, QueryResult } from './store.ts'
@@ -83,7 +83,7 @@ export class ChdbStore extends ClientStore {
   override async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
     // The embedded connection has no progress summary (its read count is the
     // result's row count), but the JSON format's own statistics are the engine's.
-    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSON' })
+    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSON', clickhouse_settings: READ_SETTINGS })
     const out = JSON.parse(lastJsonDocument(await rs.text())) as { data: T[]; statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number } }
     const s = out.statistics
     return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }

@@ -15,6 +15,16 @@ import type { RowBody } from '../rows/row-body.ts'
  */
 export const CLUSTER_INSERT_SETTINGS = { insert_distributed_sync: 1, insert_quorum: 'auto', insert_quorum_parallel: 1 } as const
 
+/**
+ * Settings of every read. A TTL drop of an expired part can leave an empty wide
+ * part until the engine's cleanup removes it, and ClickHouse 26.7 then fails a
+ * map key read turned into a subcolumn read (`attributes['k']`) on the whole
+ * table (CANNOT_READ_ALL_DATA, "prefix of column attributes.key_…"). Reading
+ * the map column itself costs about the same here (bench/search README,
+ * 2026-11-27 22:00; test/query/retention-horizon.test.ts).
+ */
+export const READ_SETTINGS = { optimize_functions_to_subcolumns: 0 } as const
+
 function summaryNumbers(summary: Record<string, string | undefined> | undefined): { rowsRead: number; bytesRead: number; elapsedMs: number } {
   return {
     rowsRead: Number(summary?.read_rows ?? 0),
@@ -47,7 +57,7 @@ export abstract class ClientStore implements LogStore {
   }
 
   async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
-    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow' })
+    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings: READ_SETTINGS })
     const rows = await rs.json<T>()
     const summary = (rs as unknown as { response_headers?: Record<string, string> }).response_headers?.['x-clickhouse-summary']
     const parsed = typeof summary === 'string' ? JSON.parse(summary) as Record<string, string> : undefined
