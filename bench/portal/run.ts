@@ -168,9 +168,9 @@ async function rawBaseline(n: number, k: number): Promise<{ s: number; cpu_ms_pe
 const c = await call(desk, 'POST', '/v1/portal/connection', { url: cloudUrl, token })
 if (c.status !== 200) throw new Error(`connect: ${JSON.stringify(c.body)}`)
 await syncUntilConverged()
-// The first round runs in processes that just started (V8 still compiles PGlite's hot
-// WebAssembly on its helper threads, counted in the process CPU); the next ones show what a
-// task costs in a running service. Each is printed; the README says which is which.
+// The first round runs in processes that just started (their first tasks: V8 still optimizing
+// the hot JavaScript and PGlite's WebAssembly, counted in the process CPU); the next ones show
+// what a task costs in a running service. Each is printed; the README says which is which.
 const rounds: unknown[] = []
 for (let k = 1; ROUND > 0 && k <= ROUNDS; k++) {
   await createLocal(`round${k}`, ROUND)
