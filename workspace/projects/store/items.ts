@@ -50,8 +50,10 @@ export interface ItemRow {
   updated_at: string
 }
 
-/** Timestamps leave the database as ISO text (milliseconds, UTC): no Date round trip per row on list pages. */
-/** A timestamp as the views send it (UTC, milliseconds), named `as`: every time of a row read or built here. */
+/**
+ * A timestamp as the views send it (ISO text, UTC, milliseconds), named `as`: every time of a
+ * row read or built here, with no Date round trip per row on list pages.
+ */
 export const isoText = (col: string, as = col) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${as}`
 
 export const ITEM_COLS = `id, seq::text AS seq, workspace_id, item_type, kind, board_id, number, title, description, acceptance, body,
