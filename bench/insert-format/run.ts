@@ -11,6 +11,8 @@ import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200)
 const REPS = Number(process.env.BENCH_REPS ?? 3)
+// BENCH_ONLY: the variants whose name holds this text (e.g. "Native blocks" for the store's own).
+const ONLY = process.env.BENCH_ONLY
 const ROWS = REQUESTS * DEFAULT_SHAPE.records
 const FORMATS = ['JSONEachRow', 'JSONCompactEachRow', 'TSV'] as const
 type Format = (typeof FORMATS)[number]
@@ -41,15 +43,18 @@ await store.command('SYSTEM STOP MERGES')
  * memory) or through the store (INSERT ... SELECT FROM file()).
  */
 type Load = 'engine rows' | 'previous pipeline, file' | 'pipeline, file' | 'pipeline, file, indexes by merges'
-interface Variant { name: string; format: Format | 'Native'; dropAttrIndex: boolean; load: Load }
-const variants: Variant[] = [
+interface Variant { name: string; format: Format | 'Native'; dropAttrIndex: boolean; load: Load; granularity?: number }
+const allVariants: Variant[] = [
   ...FORMATS.map((format) => ({ name: `${format}, product indexes`, format, dropAttrIndex: false, load: 'engine rows' as const })),
   { name: 'JSONEachRow, without the attribute-value text index', format: 'JSONEachRow', dropAttrIndex: true, load: 'engine rows' },
   { name: 'JSONCompactEachRow, without the attribute-value text index', format: 'JSONCompactEachRow', dropAttrIndex: true, load: 'engine rows' },
   { name: 'previous pipeline rows (JSONCompactEachRow), file()', format: 'JSONCompactEachRow', dropAttrIndex: false, load: 'previous pipeline, file' },
   { name: 'pipeline rows (Native blocks), file() (the store)', format: 'Native', dropAttrIndex: false, load: 'pipeline, file' },
   { name: 'Native blocks, materialize_skip_indexes_on_insert = 0', format: 'Native', dropAttrIndex: false, load: 'pipeline, file, indexes by merges' },
+  // The granule size before migration 7 (ingest/store/schema.ts, INDEX_GRANULARITY).
+  { name: 'pipeline rows (Native blocks), file(), 8192-row granules', format: 'Native', dropAttrIndex: false, load: 'pipeline, file', granularity: 8192 },
 ]
+const variants = allVariants.filter((v) => ONLY === undefined || v.name.includes(ONLY))
 
 async function load(v: Variant, table: string): Promise<void> {
   if (v.load === 'engine rows') {
@@ -66,13 +71,15 @@ async function load(v: Variant, table: string): Promise<void> {
     rmSync(path)
   }
 }
+const logsCreate = (await store.query<{ statement: string }>(`SHOW CREATE TABLE ${db}.logs`)).rows[0]?.statement ?? ''
 const wall = new Map<string, number[]>()
 const cpu = new Map<string, number[]>()
 let n = 0
 for (let rep = 0; rep < REPS; rep++) {
   for (const v of variants) {
     const table = `t${n++}`
-    await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
+    if (v.granularity === undefined) await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
+    else await store.command(logsCreate.replace(`CREATE TABLE ${db}.logs`, `CREATE TABLE ${db}.${table}`).replace(/index_granularity = \d+/, `index_granularity = ${v.granularity}`))
     if (v.dropAttrIndex) await store.command(`ALTER TABLE ${db}.${table} DROP INDEX idx_attr_values`)
     const c0 = process.cpuUsage()
     const t0 = performance.now()

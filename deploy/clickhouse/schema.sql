@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS lookout.logs_local ON CLUSTER 'lookout' (
         PARTITION BY toDate(timestamp)
         ORDER BY (workspace_id, resource_id, timestamp)
         TTL toDateTime(timestamp) + INTERVAL 7 DAY
-        SETTINGS ttl_only_drop_parts = 1, replicated_deduplication_window = 10000, replicated_deduplication_window_seconds = 604800, index_granularity = 8192;
+        SETTINGS ttl_only_drop_parts = 1, replicated_deduplication_window = 10000, replicated_deduplication_window_seconds = 604800, index_granularity = 2048;
 
 CREATE TABLE IF NOT EXISTS lookout.logs ON CLUSTER 'lookout' AS lookout.logs_local
           ENGINE = Distributed('lookout', 'lookout', 'logs_local', cityHash64(resource_id));
@@ -65,5 +65,7 @@ ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' ADD INDEX IF NOT EXISTS idx_
 ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MATERIALIZE INDEX idx_resource_values;
 
 INSERT INTO lookout.schema_migrations (version, name) VALUES (6, 'bloom filter on resource attribute values');
+
+INSERT INTO lookout.schema_migrations (version, name) VALUES (7, 'finer granules');
 
 ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY TTL toDateTime(timestamp) + INTERVAL 7 DAY SETTINGS materialize_ttl_after_modify = 0;
