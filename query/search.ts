@@ -109,7 +109,10 @@ export class LogSearch {
       stats.storeMs += r.elapsedMs
       for (const row of r.rows) rows.push(row)
       if (rows.length >= want || last) break
-      hi = lo
+      // An index-led term the first window did not find jumps to the whole remaining range
+      // (nextSpan); with the top left open as it was, the engine took 20-25 % less time
+      // over 7 days than bounded at the first window's floor (bench/search README).
+      if (!(indexed && rows.length === 0 && stats.queries === 1 && hi === null && after === null)) hi = lo
       after = null
       span = nextSpan(span, rows.length, want, indexed, far)
     }
