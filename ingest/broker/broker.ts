@@ -359,9 +359,11 @@ function brokerError(err: unknown): Error {
   return new BrokerUnavailableError(text)
 }
 
-// JetStream API errors of a cluster still forming: 10005 no suitable peers for
-// placement, 10008 cluster temporarily unavailable, 10023 insufficient resources.
-const FORMING_CODES = new Set([10005, 10008, 10023])
+// JetStream API errors of a cluster still forming: 10004 incomplete results,
+// 10005 no suitable peers for placement, 10008 cluster temporarily unavailable,
+// 10009 cluster cannot handle the request (no meta leader elected yet), 10023
+// insufficient resources.
+const FORMING_CODES = new Set([10004, 10005, 10008, 10009, 10023])
 
 /** Whether a setup error may pass once the cluster has formed (else it is final: a bad configuration). */
 function isClusterForming(err: unknown): boolean {
