@@ -65,3 +65,28 @@ if (only === 'context') {
     console.log(dir.padEnd(22), name.padEnd(14), 'p50', t[N / 2]!.toFixed(1).padStart(6), 'p90', t[Math.floor(N * 0.9)]!.toFixed(1).padStart(6), 'max', t[N - 1]!.toFixed(1).padStart(6))
   }
 }
+if (only === 'needle') {
+  const ATTR = 'arrayMap(v -> lower(v), mapValues(attributes))'
+  const picks: { rid: string; v: string }[] = []
+  for (let i = 0; i < N; i++) {
+    const rid = meta.rids[i % 50]
+    const at = end - BigInt(i) * 3_600_000_000_000n * 4n
+    const r = JSON.parse(s.query(`SELECT toString(resource_id) AS rid, attributes['user.id'] AS v FROM lookout.logs WHERE workspace_id = '${meta.ws}' AND resource_id = '${rid}' AND timestamp < fromUnixTimestamp64Nano(${at}) AND mapContains(attributes, 'user.id') ORDER BY timestamp DESC LIMIT 1`, 'JSON').toString()).data[0]
+    picks.push(r)
+  }
+  const tokens = (v: string) => `[${v.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).map((x) => `'${x}'`).join(',')}]`
+  const q = (p: { rid: string; v: string }, lo: bigint | null, hi: bigint | null, up: boolean) => `SELECT ${EVENT_COLUMNS} FROM lookout.logs WHERE workspace_id = '${meta.ws}' AND resource_id = '${p.rid}' AND (hasAllTokens(${ATTR}, ${tokens(p.v)}) AND attributes['user.id'] = '${p.v}')${lo === null ? '' : ` AND timestamp >= fromUnixTimestamp64Nano(${lo})`}${hi === null ? '' : ` AND timestamp < fromUnixTimestamp64Nano(${hi})`} ORDER BY timestamp DESC, event_id DESC, resource_id DESC LIMIT 101` + S + (up ? ', use_skip_indexes_on_data_read = 0' : '')
+  const common = (p: { rid: string }, up: boolean) => `SELECT ${EVENT_COLUMNS} FROM lookout.logs WHERE workspace_id = '${meta.ws}' AND resource_id = '${p.rid}' AND (hasAllTokens(${ATTR}, ['500']) AND attributes['http.status'] = '500') AND timestamp < fromUnixTimestamp64Nano(${end - 86_400_000_000_000n}) ORDER BY timestamp DESC, event_id DESC, resource_id DESC LIMIT 101` + S + (up ? ', use_skip_indexes_on_data_read = 0' : '')
+  const m15 = 900_000_000_000n
+  const variants: Record<string, (p: { rid: string; v: string }) => string[]> = {
+    two: (p) => [q(p, end - m15, null, false), q(p, null, null, true)],
+    today3: (p) => [q(p, end - m15, null, false), q(p, end - 64n * m15, end - m15, true), q(p, null, end - 64n * m15, true)],
+    commonWhole: (p) => [common(p, true)],
+  }
+  for (const [name, mk] of Object.entries(variants)) {
+    const t: number[] = []
+    for (const p of picks) { const xs = mk(p); const t0 = performance.now(); for (const x of xs) s.query(x, 'JSON'); t.push(performance.now() - t0) }
+    t.sort((a, b) => a - b)
+    console.log(dir.padEnd(22), name.padEnd(14), 'p50', t[N / 2]!.toFixed(1).padStart(6), 'p90', t[Math.floor(N * 0.9)]!.toFixed(1).padStart(6), 'max', t[N - 1]!.toFixed(1).padStart(6))
+  }
+}

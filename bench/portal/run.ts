@@ -26,8 +26,16 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
 const base = mkdtempSync(join(tmpdir(), 'lookout-bench-portal-'))
 chmodSync(base, 0o755)
 const children: ChildProcess[] = []
+// Each service runs in a process group of its own with the nats-server it manages:
+// the whole group goes at the end, also the nats-server of the cloud killed mid-run.
 const cleanup = () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  for (const c of children) {
+    try {
+      if (c.pid !== undefined) process.kill(-c.pid, 'SIGKILL')
+    } catch {
+      // The group is gone already.
+    }
+  }
   rmSync(base, { recursive: true, force: true })
 }
 process.on('exit', cleanup)
@@ -41,7 +49,7 @@ const freePort = () => new Promise<number>((resolve) => {
 
 function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const prof = PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${args[0]}.cpuprofile`]
-  const child = spawn(process.execPath, [...prof, 'deploy/lookout.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...prof, 'deploy/lookout.ts', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   children.push(child)
   return new Promise((resolve, reject) => {
     let out = ''
