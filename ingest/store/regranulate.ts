@@ -4,6 +4,8 @@
 // partition's parts as hard links (ATTACH PARTITION FROM: no copy, the old parts
 // keep their granules until a merge rewrites them), then the two swap names.
 // Safe to repeat: a run cut short leaves the spare table, which the next drops.
+// The new table's insert-deduplication window starts empty; a message redelivered
+// after the restart is still checked against the stored rows (loader-dedup.ts).
 import type { LogStore } from './store-port.ts'
 
 /** The spare table a rebuild fills before the swap. */
