@@ -21,6 +21,8 @@ export interface ContextRequest {
   after: number
   /** Only lines of the hit's resource.service.name. */
   sameService: boolean
+  /** The event's timestamp (ns) as a search listed it, if the caller knows it; null: look over the whole retention. */
+  atNs?: bigint | null
 }
 
 export interface LogContext {
@@ -53,14 +55,9 @@ interface Side { events: LogEvent[]; more: boolean }
 /** The event and its neighbours; null when the resource holds no event with that id. */
 export async function logContext(store: LogStore, search: LogSearch, r: ContextRequest, now = BigInt(Date.now()) * MS): Promise<LogContext | null> {
   const base: LogFilter = { workspaceId: r.workspaceId, resourceIds: [r.resourceId], startNs: null, endNs: null, minSeverity: null, text: null, traceId: null }
-  const params: QueryParams = { eid: r.eventId }
-  // A sender's repeated id is stored once per resource; should two rows share it, the newest is the hit.
-  // The bloom filter on event_id picks the granules up front: 38% less time than while reading
-  // (bench/search README, 2026-11-27 evening).
-  const found = await store.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM ${store.database}.logs WHERE ${filterConditions(base, params).join(' AND ')} AND event_id = {eid:String}
-     ORDER BY timestamp DESC LIMIT 1${INDEXED_SETTINGS}`, params)
-  const row = found.rows[0]
+  // At the time the caller gives, the event is in one granule of the primary key;
+  // an event id alone (a content hash, no time in it) means every day of the resource.
+  const row = (r.atNs == null ? undefined : await lookup(store, base, r.eventId, r.atNs)) ?? await lookup(store, base, r.eventId, null)
   if (row === undefined) return null
   const event = toEvent(row)
   const filter: LogFilter = r.sameService
@@ -78,6 +75,23 @@ export async function logContext(store: LogStore, search: LogSearch, r: ContextR
     ? { events: newer.slice(0, r.after).map(toEvent), more: newer.length > r.after }
     : await newerRest(store, filter, newerHi, newer, r.after, ceiling)
   return { before: before.events, event, after: after.events, more_before: before.more, more_after: after.more }
+}
+
+/** The event by its id (at `atNs` only, when given). */
+async function lookup(store: LogStore, base: LogFilter, eventId: string, atNs: bigint | null): Promise<EventRow | undefined> {
+  const params: QueryParams = { eid: eventId }
+  const where = filterConditions(base, params)
+  if (atNs !== null) {
+    where.push(`timestamp = ${ns('at')}`)
+    params.at = atNs.toString()
+  }
+  // A sender's repeated id is stored once per resource; should two rows share it, the newest
+  // is the hit (or the one at the time given). The bloom filter on event_id picks the granules
+  // up front: 38% less time than while reading (bench/search README, 2026-11-27 evening).
+  const found = await store.query<EventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM ${store.database}.logs WHERE ${where.join(' AND ')} AND event_id = {eid:String}
+     ORDER BY timestamp DESC LIMIT 1${INDEXED_SETTINGS}`, params)
+  return found.rows[0]
 }
 
 /**

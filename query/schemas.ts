@@ -107,6 +107,7 @@ export const CLOUD_CONTEXT_QUERY = {
     before: { type: 'integer', minimum: 0, maximum: 200, default: 20, description: 'lines before the event, at most' },
     after: { type: 'integer', minimum: 0, maximum: 200, default: 20, description: 'lines after the event, at most' },
     same_service: { type: 'boolean', default: false, description: 'only lines with the event\'s resource.service.name' },
+    at: { ...DATE_TIME, description: 'the event\'s timestamp as a search listed it (optional): the event is looked up at that time, and over the whole retention only when it is not there' },
   },
 } as const
 

@@ -10,6 +10,7 @@ import { Pool } from 'undici'
 import { loadConfig, startLookout } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
 import type { QueryParams, QueryResult } from '../../ingest/index.ts'
+import { formatNs } from '../../core/index.ts'
 import { summarize } from '../lib/stats.ts'
 import { insertSelect, rareLine, traceOf, RARE_EVERY, type Shape } from './generate.ts'
 import { withoutCache } from './baseline.ts'
@@ -155,12 +156,14 @@ const isoOf = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString()
 const dayAgo = shape.endNs - 86_400n * 1_000_000_000n
 const rareCount = Math.floor(ROWS / RARE_EVERY)
 // Issue 34's shapes need real attribute values and event ids: a spread sample of the set.
-const sample = (await store.query<{ rid: string; eid: string; user: string }>(
+const sample = (await store.query<{ rid: string; eid: string; user: string; ts: string }>(
   // The key as a parameter, as the routes pass it: a literal key fails on a kept set whose TTL drop left an empty wide part (README, 2026-11-27 22:00).
-  `SELECT toString(resource_id) AS rid, event_id AS eid, attributes[{k:String}] AS user FROM ${db}.logs
-   WHERE workspace_id = {ws:UUID} AND cityHash64(event_id) % {m:UInt64} = 7 LIMIT {n:UInt32}`, { ws, k: 'user.id', m: Math.max(1, Math.floor(ROWS / (RUNS * 4))), n: RUNS })).rows
+  `SELECT toString(resource_id) AS rid, event_id AS eid, attributes[{k:String}] AS user, toString(toUnixTimestamp64Nano(timestamp)) AS ts FROM ${db}.logs
+   WHERE workspace_id = {ws:UUID} AND cityHash64(event_id) % {m:UInt64} = 7 LIMIT {n:UInt32}`, { ws, k: 'user.id', m: Math.max(1, Math.floor(ROWS / (RUNS * 4))), n: RUNS * 2 })).rows
 if (sample.length === 0) throw new Error('no sample rows for the attribute and context shapes')
 const pick = (i: number) => sample[i % sample.length] as (typeof sample)[number]
+// The context shape with the event's time takes the other half of the sample, so neither warms the other's blocks.
+const pickOther = (i: number) => pick(i + RUNS)
 const wide = `/v1/workspaces/${ws}/logs`
 const hourAgo = shape.endNs - 3_600n * 1_000_000_000n
 const range = (from: bigint) => `start=${enc(isoOf(from))}&end=${enc(isoOf(shape.endNs + 1_000_000_000n))}`
@@ -202,6 +205,12 @@ const scenarios: { name: string; path: (i: number) => string; scope: number }[] 
   {
     name: 'context, 50 before and 50 after',
     path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs/${pick(i).eid}/context?before=50&after=50`,
+    scope: ROWS / RESOURCES,
+  },
+  {
+    // As the console asks: with the listed line's timestamp, the event is one primary-key point.
+    name: 'context, 50 each side, with the event\'s time',
+    path: (i) => `/v1/workspaces/${ws}/resources/${pickOther(i).rid}/logs/${pickOther(i).eid}/context?before=50&after=50&at=${enc(formatNs(BigInt(pickOther(i).ts)))}`,
     scope: ROWS / RESOURCES,
   },
   { name: 'facets attr.http.status, one resource-day', path: (i) => `${cloud(i)}/facets?field=attr.http.status&${range(dayAgo)}`, scope: ROWS / RESOURCES / DAYS },

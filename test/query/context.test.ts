@@ -167,3 +167,38 @@ t.test('both sides in one statement: lines on the hour\'s edges, against one ORD
   t.equal(statements.length, 2, 'the hit, then both sides in one statement when the hour holds enough on each side')
   t.match(statements[0], /event_id = \{eid:String\}[\s\S]*SETTINGS [^\n]*use_skip_indexes_on_data_read = 0/, 'the hit\'s granules are chosen by the bloom filter up front')
 })
+
+t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong one still finds it', async (t) => {
+  const at = 30
+  const plain = await ctx(ids[at], '?before=3&after=3')
+  const hinted = await ctx(ids[at], `?before=3&after=3&at=${encodeURIComponent(order[at].timestamp)}`)
+  t.equal(hinted.status, 200)
+  t.same(hinted.body, plain.body, 'the same answer with the listed timestamp')
+  const off = await ctx(ids[at], `?before=3&after=3&at=${encodeURIComponent(order[at + 5].timestamp)}`)
+  t.same(off.body, plain.body, 'a time where the event is not: looked up over the retention')
+  t.equal((await ctx('nope', `?at=${encodeURIComponent(order[at].timestamp)}`)).status, 404)
+  const bad = await ctx(ids[at], '?at=yesterday')
+  t.equal(bad.status, 422)
+  t.same(bad.body.detail[0].loc, ['query', 'at'])
+  // The statements: one lookup at that instant (a primary-key point), then both sides.
+  const store = lk.lookout.store
+  const statements: string[] = []
+  const counting = new Proxy(store, { get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { statements.push(sql); return o.query(sql, p) } : Reflect.get(o, k)) }) as LogStore
+  const search = new LogSearch({ store: counting })
+  const atNs = timeNs(order[at].timestamp)
+  const c = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs })
+  t.equal(c?.event.event_id, ids[at])
+  t.equal(statements.length, 2, 'the lookup at the time given, then both sides')
+  t.match(statements[0], /timestamp = fromUnixTimestamp64Nano\(\{at:Int64\}\)/)
+  statements.length = 0
+  await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs: atNs + 1n })
+  t.equal(statements.length, 3, 'a miss at the time given, the lookup over the retention, both sides')
+  t.notMatch(statements[1], /\{at:Int64\}/)
+})
+
+/** An RFC 3339 time with nanoseconds, as the API lists it, in ns. */
+function timeNs(text: string): bigint {
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(text)
+  if (m === null) throw new Error(`not a listed time: ${text}`)
+  return BigInt(Date.parse(`${m[1]}Z`)) * 1_000_000n + BigInt((m[2] ?? '').padEnd(9, '0'))
+}

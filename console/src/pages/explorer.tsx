@@ -145,7 +145,7 @@ export function Explorer({ session, route }: { session: Session; route: Route })
     const id = `${e.resource_id}/${e.event_id}`
     if (side === 'both' && ctx?.id === id) return setCtx(null)
     const n = { before: side === 'newer' ? 0 : CONTEXT_LINES, after: side === 'older' ? 0 : CONTEXT_LINES }
-    api<{ before: LogEvent[]; after: LogEvent[]; more_before: boolean; more_after: boolean }>('GET', `${resPath(ws, e.resource_id)}/logs/${encodeURIComponent(from.event_id)}/context${query({ before: String(n.before), after: String(n.after) })}`)
+    api<{ before: LogEvent[]; after: LogEvent[]; more_before: boolean; more_after: boolean }>('GET', `${resPath(ws, e.resource_id)}/logs/${encodeURIComponent(from.event_id)}/context${query({ before: String(n.before), after: String(n.after), at: from.timestamp })}`)
       .then((r) => setCtx((cur) => mergeContext(cur, id, r, side)), (err: Error) => setError(err.message))
   }
 
