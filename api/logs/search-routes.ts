@@ -8,10 +8,10 @@ import {
   ATTR_FILTERS_DOC, type LogSearch,
 } from '../../query/index.ts'
 import type { CursorCodec } from '../../core/index.ts'
-import { ForbiddenError, NotFoundError, parseIsoTime } from '../../core/index.ts'
+import { ForbiddenError, NotFoundError, parseIsoTime, type ParsedTime } from '../../core/index.ts'
 import { principalOf } from '../auth/plugin.ts'
 import { canReach, RESOURCE_PARAMS, SCOPES, WORKSPACE_PARAMS } from '../../workspace/index.ts'
-import { CLOUD_NAMES, filterOf, invalid, rangeOf, searchPage } from './query-shared.ts'
+import { CLOUD_NAMES, filterOf, rangeOf, searchPage } from './query-shared.ts'
 import { target, type KnownResources } from './resources.ts'
 
 export interface SearchRoutesOptions {
@@ -69,9 +69,9 @@ export async function searchRoutes(app: FastifyInstance, opts: SearchRoutesOptio
     await resources.ensure(ws, rid)
     const eventId = (req.params as { event_id: string }).event_id
     const q = req.query as { before: number; after: number; same_service: boolean; at?: string }
-    const at = q.at === undefined ? null : parseIsoTime(q.at)
-    if (at === null && q.at !== undefined) throw invalid([{ param: 'at', msg: 'Input should be a valid datetime (ISO 8601)', type: 'datetime_parsing', input: q.at }], 'cloud')
-    const r = await logContext(store, search, { workspaceId: ws, resourceId: rid, eventId, before: q.before, after: q.after, sameService: q.same_service, atNs: at?.ns ?? null })
+    // The schema's date-time format is parseIsoTime itself (core/ajv.ts): an `at` that got here parses.
+    const atNs = q.at === undefined ? null : (parseIsoTime(q.at) as ParsedTime).ns
+    const r = await logContext(store, search, { workspaceId: ws, resourceId: rid, eventId, before: q.before, after: q.after, sameService: q.same_service, atNs })
     if (r === null) throw new NotFoundError('log event')
     return r
   })

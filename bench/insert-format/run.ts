@@ -4,7 +4,7 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createChdbConnection } from 'chdb/connection'
-import { LOG_COLUMNS, ROW_COLUMNS, ROW_FORMATS } from '../../ingest/internal.ts'
+import { createStatement, LOG_COLUMNS, ROW_COLUMNS, ROW_FORMATS, twinStatement } from '../../ingest/internal.ts'
 import { DEFAULT_SHAPE } from '../lib/traffic.ts'
 import { percentile } from '../lib/stats.ts'
 import { scratchLogStore, storedRows } from '../lib/stored-rows.ts'
@@ -71,7 +71,7 @@ async function load(v: Variant, table: string): Promise<void> {
     rmSync(path)
   }
 }
-const logsCreate = (await store.query<{ statement: string }>(`SHOW CREATE TABLE ${db}.logs`)).rows[0]?.statement ?? ''
+const logsCreate = await createStatement(store, 'logs')
 const wall = new Map<string, number[]>()
 const cpu = new Map<string, number[]>()
 let n = 0
@@ -79,7 +79,7 @@ for (let rep = 0; rep < REPS; rep++) {
   for (const v of variants) {
     const table = `t${n++}`
     if (v.granularity === undefined) await store.command(`CREATE TABLE ${db}.${table} AS ${db}.logs`)
-    else await store.command(logsCreate.replace(`CREATE TABLE ${db}.logs`, `CREATE TABLE ${db}.${table}`).replace(/index_granularity = \d+/, `index_granularity = ${v.granularity}`))
+    else await store.command(twinStatement(logsCreate, db, table, v.granularity))
     if (v.dropAttrIndex) await store.command(`ALTER TABLE ${db}.${table} DROP INDEX idx_attr_values`)
     const c0 = process.cpuUsage()
     const t0 = performance.now()

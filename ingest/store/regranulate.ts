@@ -13,12 +13,29 @@ export const SPARE_TABLE = 'logs_regranulate'
 
 const GRANULARITY = /index_granularity = (\d+)/
 
+/** The statement that made `table` (SHOW CREATE TABLE). */
+export async function createStatement(store: LogStore, table: string): Promise<string> {
+  const r = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${store.database}.${table}`)
+  return r.rows[0]?.statement ?? ''
+}
+
+/** The granule size (rows) a table's statement gives it. */
+export function granularityOf(create: string): number {
+  const m = GRANULARITY.exec(create)
+  if (m === null) throw new Error(`no index_granularity in: ${create.slice(0, 80)}`)
+  return Number(m[1])
+}
+
 /** The granule size (rows) the table was made with. */
 export async function tableGranularity(store: LogStore, table: string): Promise<number> {
-  const r = await store.query<{ statement: string }>(`SHOW CREATE TABLE ${store.database}.${table}`)
-  const m = GRANULARITY.exec(r.rows[0]?.statement ?? '')
-  if (m === null) throw new Error(`${store.database}.${table} states no index_granularity`)
-  return Number(m[1])
+  return granularityOf(await createStatement(store, table))
+}
+
+/** `create` (the statement of `logs`) for a twin named `name`, with granules of `rows`. */
+export function twinStatement(create: string, db: string, name: string, rows: number): string {
+  const twin = create.replace(`CREATE TABLE ${db}.logs`, `CREATE TABLE ${db}.${name}`).replace(GRANULARITY, `index_granularity = ${rows}`)
+  if (!twin.includes(`${db}.${name}`)) throw new Error(`unexpected statement for ${db}.logs: ${create.slice(0, 80)}`)
+  return twin
 }
 
 /**
@@ -30,13 +47,9 @@ export async function tableGranularity(store: LogStore, table: string): Promise<
 export async function regranulate(store: LogStore, rows: number): Promise<boolean> {
   const db = store.database
   await store.command(`DROP TABLE IF EXISTS ${db}.${SPARE_TABLE} SYNC`)
-  if (await tableGranularity(store, 'logs') === rows) return false
-  const create = (await store.query<{ statement: string }>(`SHOW CREATE TABLE ${db}.logs`)).rows[0]?.statement ?? ''
-  const spare = create
-    .replace(`CREATE TABLE ${db}.logs`, `CREATE TABLE ${db}.${SPARE_TABLE}`)
-    .replace(GRANULARITY, `index_granularity = ${rows}`)
-  if (!spare.includes(SPARE_TABLE)) throw new Error(`unexpected statement for ${db}.logs: ${create.slice(0, 80)}`)
-  await store.command(spare)
+  const create = await createStatement(store, 'logs')
+  if (granularityOf(create) === rows) return false
+  await store.command(twinStatement(create, db, SPARE_TABLE, rows))
   const parts = await store.query<{ id: string }>(
     `SELECT DISTINCT partition_id AS id FROM system.parts WHERE database = {db:String} AND table = 'logs' AND active`, { db })
   for (const { id } of parts.rows) {

@@ -2,7 +2,7 @@
 // INDEX_GRANULARITY once, keeping every row, index and table setting, and a
 // rebuild cut short is finished by the next start.
 import t from 'tap'
-import { INDEX_GRANULARITY, migrateLogStore, regranulate, SPARE_TABLE, tableGranularity } from '../../ingest/internal.ts'
+import { createStatement, INDEX_GRANULARITY, migrateLogStore, regranulate, SPARE_TABLE, tableGranularity, twinStatement } from '../../ingest/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()
@@ -14,7 +14,7 @@ const DAY = 86_400_000_000_000n
 const indexes = async (): Promise<string> => (await store.query<{ s: string }>(
   `SELECT arrayStringConcat(groupArray(name || ' ' || expr || ' ' || type_full), '; ') AS s FROM (SELECT * FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'logs' ORDER BY name)`, { db })).rows[0]?.s ?? ''
 const ddlTail = async (): Promise<string> => {
-  const ddl = (await store.query<{ statement: string }>(`SHOW CREATE TABLE ${db}.logs`)).rows[0]?.statement ?? ''
+  const ddl = await createStatement(store, 'logs')
   return ddl.slice(ddl.indexOf('ENGINE')).replace(/index_granularity = \d+/, '')
 }
 const spareExists = async (): Promise<boolean> => Number((await store.query<{ n: string }>(
@@ -66,8 +66,7 @@ t.test('a rebuild cut short before the swap is finished by the next start', asyn
   await regranulate(store, 8192)
   await store.command(`ALTER TABLE ${db}.schema_migrations DELETE WHERE version = 7 SETTINGS mutations_sync = 1`)
   // What a crash between the attach and the swap leaves: a spare table holding the same parts.
-  const create = (await store.query<{ statement: string }>(`SHOW CREATE TABLE ${db}.logs`)).rows[0]?.statement ?? ''
-  await store.command(create.replace(`CREATE TABLE ${db}.logs`, `CREATE TABLE ${db}.${SPARE_TABLE}`))
+  await store.command(twinStatement(await createStatement(store, 'logs'), db, SPARE_TABLE, 8192))
   const first = (await store.query<{ id: string }>(`SELECT min(partition_id) AS id FROM system.parts WHERE database = {db:String} AND table = 'logs' AND active`, { db })).rows[0]?.id
   await store.command(`ALTER TABLE ${db}.${SPARE_TABLE} ATTACH PARTITION ID '${first}' FROM ${db}.logs`)
   t.ok(await spareExists())
