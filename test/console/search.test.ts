@@ -6,7 +6,7 @@
 // signing in through the one-time link in the same tab.
 import t from 'tap'
 import { startTestLookout } from '../helpers/lookout.ts'
-import { axeViolations, launch, shot, watchedPage, type Watched } from './browser.ts'
+import { axeViolations, launch, settled, shot, watchedPage, type Watched } from './browser.ts'
 
 const lk = await startTestLookout()
 const browser = await launch()
@@ -155,15 +155,14 @@ t.test('errors in words, the / shortcut, skip to results, the light theme', asyn
   await page.keyboard.press('Enter')
   t.equal(await page.evaluate('document.activeElement?.id'), 'results', 'skip to results')
   await page.getByRole('button', { name: 'Light theme' }).click()
-  // Preact runs the effect that sets the attribute after the next paint: wait for it (2 s at most).
-  await page.waitForFunction('document.documentElement.dataset.theme === "light"', undefined, { timeout: 2_000 }).catch(() => undefined)
-  t.equal(await page.evaluate('document.documentElement.dataset.theme'), 'light')
-  // The theme's colours follow the attribute at the next style pass: wait for it (2 s at most).
-  await page.waitForFunction('getComputedStyle(document.body).backgroundColor === "rgb(255, 255, 255)"', undefined, { timeout: 2_000 }).catch(() => undefined)
-  t.equal(await page.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(255, 255, 255)')
+  // Preact runs the effect that sets the attribute after the next paint, and the colours
+  // follow at the next style pass: each is given 2 s.
+  t.equal(await settled(page, 'document.documentElement.dataset.theme', 'light'), 'light')
+  t.equal(await settled(page, 'getComputedStyle(document.body).backgroundColor', 'rgb(255, 255, 255)'), 'rgb(255, 255, 255)')
   t.same(await axeViolations(page), [], 'axe in the light theme')
   await shot(page, 'explorer-light')
   await page.getByRole('button', { name: 'Dark theme' }).click()
+  t.same(main.problems, [])
 })
 
 t.test('a copied link freezes the range; opened later in a fresh browser after sign-in it shows the same lines', async (t) => {
