@@ -1,6 +1,6 @@
 // Hash routes (#/logs/<resource>?q=...): the page state lives in the URL, so a
 // link can be shared, and the server only ever serves one page.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 
 export interface Route {
   path: string[]
@@ -40,9 +40,13 @@ export function navigate(path: string[], params?: Params, replace = false): void
 
 export function useRoute(): Route {
   const [route, setRoute] = useState(parseHash)
+  const rendered = useRef(location.hash)
   useEffect(() => {
     const on = () => setRoute(parseHash())
     window.addEventListener('hashchange', on)
+    // Effects run after the browser paints: a hash changed between the first render and
+    // now (a link followed as the shell appeared) fired its event before anyone listened.
+    if (location.hash !== rendered.current) on()
     return () => window.removeEventListener('hashchange', on)
   }, [])
   return route
