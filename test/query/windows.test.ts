@@ -124,19 +124,41 @@ t.test('a trace page through the route: cursors continue it, nothing repeats', a
   t.same(seen, Array.from({ length: 12 }, (_, i) => `step ${i}`))
 })
 
+/** A LogSearch whose statements (and their lower bounds) are recorded. */
+function recorded(): { search: LogSearch; sqls: string[]; los: (string | undefined)[] } {
+  const sqls: string[] = []
+  const los: (string | undefined)[] = []
+  const recording = new Proxy(store, {
+    get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { sqls.push(sql); los.push(p?.lo as string | undefined); return o.query(sql, p) } : Reflect.get(o, k)),
+  }) as typeof store
+  return { search: new LogSearch({ store: recording, now: () => now }), sqls, los }
+}
+
 t.test('an index-led attribute value no window found yet: its next windows choose granules up front', async (t) => {
   const far = now - 3n * 24n * 60n * MIN - 11n * S
   await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, attributes)
     VALUES ({ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), 'ffffffffffffffffffffffffffffff01', 9, '', 'needle line', map('user.id', 'needle-42'))`,
   { ws, rid, t: far.toString() })
-  const sqls: string[] = []
-  const recording = new Proxy(store, { get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { sqls.push(sql); return o.query(sql, p) } : Reflect.get(o, k)) }) as typeof store
-  const needle = new LogSearch({ store: recording, now: () => now })
+  const { search: needle, sqls, los } = recorded()
   const page = await needle.page({ filter: { ...base, attrs: [{ scope: 'attr', key: 'user.id', value: 'needle-42', negate: false }] }, limit: 10, after: null, hintNs: null })
   t.same(page.events.map((e) => e.message), ['needle line'], 'found three days back')
-  const upFront = sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0'))
-  t.ok(upFront.length >= 2, `${upFront.length} windows`)
-  t.same(upFront, [false, ...upFront.slice(1).map(() => true)], 'the first window reads as usual, the later ones choose their granules first')
+  t.same(sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0')), [false, true, true], 'the first window reads as usual, the later ones choose their granules first')
+  t.same(los, [String(now - FIRST), String(now - 64n * FIRST), undefined], '15 minutes, 16 hours, then the rest of the range')
+})
+
+t.test('a common attribute value on a resource quiet for 15 minutes: the next window is 16 hours, which fill the page', async (t) => {
+  const idle = await lk.resource('idle')
+  // One line a minute from three hours back, every one with the value: nothing in the newest 15 minutes.
+  // The whole remaining range would read a granule of every part for it (bench/search README).
+  const ts = Array.from({ length: 120 }, (_, i) => (now - 3n * 60n * MIN - BigInt(i) * MIN).toString())
+  await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, attributes)
+    SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), lower(hex(MD5(t))), 9, '', 'status line', map('http.status', '500')
+    FROM (SELECT arrayJoin({ts:Array(String)}) AS t)`, { ws, rid: idle, ts })
+  const { search: common, los } = recorded()
+  const page = await common.page({ filter: { ...base, resourceIds: [idle], attrs: [{ scope: 'attr', key: 'http.status', value: '500', negate: false }] }, limit: 10, after: null, hintNs: null })
+  t.equal(page.events.length, 10)
+  t.equal(page.events[0]?.timestamp.slice(0, 19), new Date(Number((now - 3n * 60n * MIN) / 1_000_000n)).toISOString().slice(0, 19), 'the newest first')
+  t.same(los, [String(now - FIRST), String(now - 64n * FIRST)], 'a 16-hour window after the empty first one, not the whole range')
 })
 
 t.test('a search page, context and facets read again what they read before from the engine\'s block cache', async (t) => {
