@@ -52,20 +52,6 @@ export async function watchedPage(browser: Browser, options: { timezoneId?: stri
   return w
 }
 
-/**
- * Polls `expression` through the driver until it gives `want` (or `timeoutMs` passes) and
- * returns the last value. Not page.waitForFunction: that evaluates its predicate with the
- * page's own eval, which the console's CSP refuses (a page error, and no wait at all).
- */
-export async function settled(page: Page, expression: string, want: unknown, timeoutMs = 2_000): Promise<unknown> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const got: unknown = await page.evaluate(expression)
-    if (got === want || Date.now() > deadline) return got
-    await page.waitForTimeout(50)
-  }
-}
-
 export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true })
   await page.screenshot({ path: join(SHOTS, `${name}.png`) })

@@ -6,7 +6,8 @@
 // signing in through the one-time link in the same tab.
 import t from 'tap'
 import { startTestLookout } from '../helpers/lookout.ts'
-import { axeViolations, launch, settled, shot, watchedPage, type Watched } from './browser.ts'
+import { until as waitUntil } from '../helpers/until.ts'
+import { axeViolations, launch, shot, watchedPage, type Watched } from './browser.ts'
 
 const lk = await startTestLookout()
 const browser = await launch()
@@ -156,9 +157,11 @@ t.test('errors in words, the / shortcut, skip to results, the light theme', asyn
   t.equal(await page.evaluate('document.activeElement?.id'), 'results', 'skip to results')
   await page.getByRole('button', { name: 'Light theme' }).click()
   // Preact runs the effect that sets the attribute after the next paint, and the colours
-  // follow at the next style pass: each is given 2 s.
-  t.equal(await settled(page, 'document.documentElement.dataset.theme', 'light'), 'light')
-  t.equal(await settled(page, 'getComputedStyle(document.body).backgroundColor', 'rgb(255, 255, 255)'), 'rgb(255, 255, 255)')
+  // follow at the next style pass: each is given 2 s. Polled through the driver, not with
+  // page.waitForFunction, whose predicate runs on the page's eval that the CSP refuses.
+  const read = (expression: string) => () => page.evaluate(expression)
+  t.equal(await waitUntil('the light theme', read('document.documentElement.dataset.theme'), (v) => v === 'light', 2_000), 'light')
+  t.equal(await waitUntil('the light colours', read('getComputedStyle(document.body).backgroundColor'), (v) => v === 'rgb(255, 255, 255)', 2_000), 'rgb(255, 255, 255)')
   t.same(await axeViolations(page), [], 'axe in the light theme')
   await shot(page, 'explorer-light')
   await page.getByRole('button', { name: 'Dark theme' }).click()
