@@ -27,7 +27,7 @@ export interface TestLookout {
   ownerReq(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>
   /** Rows stored in ClickHouse for a resource, oldest first. */
   rows(resourceId: string): Promise<Record<string, unknown>[]>
-  /** Waits until ClickHouse holds `n` rows for the resource. */
+  /** Waits until ClickHouse holds at least `n` rows for the resource, and returns them; throws, naming the shortfall, if it does not within `timeoutMs` (20 s). */
   waitRows(resourceId: string, n: number, timeoutMs?: number): Promise<Record<string, unknown>[]>
   stop(): Promise<void>
 }
@@ -107,7 +107,9 @@ export async function startTestLookout(options: TestLookoutOptions = {}): Promis
       const deadline = Date.now() + timeoutMs
       for (;;) {
         const rows = await t.rows(resourceId)
-        if (rows.length >= n || Date.now() > deadline) return rows
+        if (rows.length >= n) return rows
+        // Fails here, naming the shortfall, rather than in the caller's later checks.
+        if (Date.now() > deadline) throw new Error(`waitRows: ${rows.length} of ${n} rows of resource ${resourceId} stored after ${timeoutMs} ms`)
         await new Promise((r) => setTimeout(r, 100))
       }
     },
