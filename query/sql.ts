@@ -46,8 +46,13 @@ export function indexBacked(f: LogFilter): boolean {
 
 // ClickHouse 26 applies skip indexes while reading by default; for the text and
 // bloom indexes of a search, choosing the granules up front is measured faster
-// (query/README.md: 35-45% less time per rare-term or trace window).
-const UP_FRONT = 'use_skip_indexes_on_data_read = 0'
+// (query/README.md: 35-45% less time per rare-term or trace window). Those few
+// granules are read without the engine's dynamic top-N filter, whose per-row
+// threshold costs more than it skips there: 25-30 % less time at p50 for the
+// rare-term, trace and context shapes (bench/search README, 2026-11-28); on the
+// statements reading a whole window it did not pay (the attribute needle's
+// first window, context's sides), so only these.
+const UP_FRONT = 'use_skip_indexes_on_data_read = 0, use_top_k_dynamic_filtering = 0'
 // Search, context and facets read through the engine's uncompressed-block cache
 // (ingest/store/engine-settings.ts: a bounded size, filled only by these
 // statements): a page reads whole blocks for a few rows each, and the next

@@ -143,6 +143,7 @@ t.test('an index-led attribute value no window found yet: its next windows choos
   const page = await needle.page({ filter: { ...base, attrs: [{ scope: 'attr', key: 'user.id', value: 'needle-42', negate: false }] }, limit: 10, after: null, hintNs: null })
   t.same(page.events.map((e) => e.message), ['needle line'], 'found three days back')
   t.same(sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0')), [false, true, true], 'the first window reads as usual, the later ones choose their granules first')
+  t.same(sqls.map((s) => s.includes('use_top_k_dynamic_filtering = 0')), [false, true, true], 'and read those granules without the dynamic top-N filter')
   t.same(los, [String(now - FIRST), String(now - 64n * FIRST), undefined], '15 minutes, 16 hours, then the rest of the range')
 })
 
