@@ -7,7 +7,7 @@
 import t from 'tap'
 import { SCOPES } from '../../workspace/index.ts'
 import { LogSearch, logContext } from '../../query/internal.ts'
-import type { LogStore } from '../../ingest/index.ts'
+import { recordingStore } from '../helpers/recording-store.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
 const lk = await startTestLookout()
@@ -147,8 +147,7 @@ t.test('both sides in one statement: lines on the hour\'s edges, against one ORD
   const truth = (await store.query<{ event_id: string }>(`SELECT event_id FROM ${store.database}.logs WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID} ORDER BY timestamp, event_id`, { ws, rid: edges })).rows.map((x) => x.event_id)
   t.equal(truth.length, times.length)
   // Counts the statements of each call (the real store underneath).
-  const statements: string[] = []
-  const counting = new Proxy(store, { get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { statements.push(sql); return o.query(sql, p) } : Reflect.get(o, k)) }) as LogStore
+  const { store: counting, sqls: statements } = recordingStore(store)
   const search = new LogSearch({ store: counting })
   for (let at = 0; at < truth.length; at++) {
     for (const [before, after] of [[0, 0], [1, 1], [3, 2], [40, 40]] as const) {
@@ -182,8 +181,7 @@ t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong
   t.same(bad.body.detail[0].loc, ['query', 'at'])
   // The statements: one lookup at that instant (a primary-key point), then both sides.
   const store = lk.lookout.store
-  const statements: string[] = []
-  const counting = new Proxy(store, { get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { statements.push(sql); return o.query(sql, p) } : Reflect.get(o, k)) }) as LogStore
+  const { store: counting, sqls: statements } = recordingStore(store)
   const search = new LogSearch({ store: counting })
   const atNs = timeNs(order[at].timestamp)
   const c = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs })

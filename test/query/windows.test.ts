@@ -5,6 +5,7 @@
 import t from 'tap'
 import { LogSearch, logContext, logFacets, parseTextQuery, type LogFilter, type Position } from '../../query/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
+import { recordingStore } from '../helpers/recording-store.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -124,14 +125,10 @@ t.test('a trace page through the route: cursors continue it, nothing repeats', a
   t.same(seen, Array.from({ length: 12 }, (_, i) => `step ${i}`))
 })
 
-/** A LogSearch whose statements (and their lower bounds) are recorded. */
-function recorded(): { search: LogSearch; sqls: string[]; los: (string | undefined)[] } {
-  const sqls: string[] = []
-  const los: (string | undefined)[] = []
-  const recording = new Proxy(store, {
-    get: (o, k) => (k === 'query' ? (sql: string, p?: Record<string, unknown>) => { sqls.push(sql); los.push(p?.lo as string | undefined); return o.query(sql, p) } : Reflect.get(o, k)),
-  }) as typeof store
-  return { search: new LogSearch({ store: recording, now: () => now }), sqls, los }
+/** A LogSearch whose statements are recorded, with each one's lower bound (its `lo` parameter). */
+function recorded(): { search: LogSearch; sqls: string[]; los: () => (string | undefined)[] } {
+  const r = recordingStore(store)
+  return { search: new LogSearch({ store: r.store, now: () => now }), sqls: r.sqls, los: () => r.params.map((p) => p?.lo as string | undefined) }
 }
 
 t.test('an index-led attribute value no window found yet: its next windows choose granules up front', async (t) => {
@@ -144,7 +141,7 @@ t.test('an index-led attribute value no window found yet: its next windows choos
   t.same(page.events.map((e) => e.message), ['needle line'], 'found three days back')
   t.same(sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0')), [false, true, true], 'the first window reads as usual, the later ones choose their granules first')
   t.same(sqls.map((s) => s.includes('use_top_k_dynamic_filtering = 0')), [false, true, true], 'and read those granules without the dynamic top-N filter')
-  t.same(los, [String(now - FIRST), String(now - 64n * FIRST), undefined], '15 minutes, 16 hours, then the rest of the range')
+  t.same(los(), [String(now - FIRST), String(now - 64n * FIRST), undefined], '15 minutes, 16 hours, then the rest of the range')
 })
 
 t.test('a common attribute value on a resource quiet for 15 minutes: the next window is 16 hours, which fill the page', async (t) => {
@@ -159,7 +156,7 @@ t.test('a common attribute value on a resource quiet for 15 minutes: the next wi
   const page = await common.page({ filter: { ...base, resourceIds: [idle], attrs: [{ scope: 'attr', key: 'http.status', value: '500', negate: false }] }, limit: 10, after: null, hintNs: null })
   t.equal(page.events.length, 10)
   t.equal(page.events[0]?.timestamp.slice(0, 19), new Date(Number((now - 3n * 60n * MIN) / 1_000_000n)).toISOString().slice(0, 19), 'the newest first')
-  t.same(los, [String(now - FIRST), String(now - 64n * FIRST)], 'a 16-hour window after the empty first one, not the whole range')
+  t.same(los(), [String(now - FIRST), String(now - 64n * FIRST)], 'a 16-hour window after the empty first one, not the whole range')
 })
 
 t.test('a search page, context and facets read again what they read before from the engine\'s block cache', async (t) => {
