@@ -3,9 +3,11 @@
 // of the primary key (and of the daily partitions): the newest page of a busy
 // resource costs one small window, not a sort of seven days. Windows widen
 // from what each one finds; a filter backed by an index (text, trace id)
-// jumps to the whole remaining range once the newest window comes up empty.
-import type { LogStore } from '../ingest/index.ts'
-import { SEVERITY_RANGES } from '../ingest/index.ts'
+// jumps to the whole remaining range once the newest window comes up empty,
+// and an attribute value looked up in the index does too, under a bound on
+// the rows it may read.
+import type { LogStore, QueryResult } from '../ingest/index.ts'
+import { INDEX_GRANULARITY, isTooManyRowsError, SEVERITY_RANGES } from '../ingest/index.ts'
 import { InvalidOptionError } from '../core/index.ts'
 import { positionOf, toEvent, type EventRow, type LogEvent } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
@@ -19,6 +21,12 @@ export interface SearchOptions {
   firstWindowMs?: number
   /** Current time, ns (tests). */
   now?: () => bigint
+  /**
+   * Rows an attribute value's jump over the whole range may read (an integer >= 1);
+   * past it the value is common there and windows widen from the first one instead.
+   * Default 16 granules (32,768 rows).
+   */
+  jumpMaxRows?: number
 }
 
 export interface PageRequest {
@@ -51,12 +59,17 @@ const MS = 1_000_000n
 const DAY = 86_400_000n * MS
 const MIN_WIDTH = MS
 const MAX_WIDTH = 400n * DAY
+/** The next window's reach after an empty one for an attribute value looked up in the index. */
+const FAR_WIDENING = 64n
+/** The default bound of an attribute value's jump: 16 granules. */
+const JUMP_MAX_ROWS = 16 * INDEX_GRANULARITY
 
 export class LogSearch {
   readonly #store: LogStore
   readonly #horizonNs: bigint
   readonly #firstNs: bigint
   readonly #now: () => bigint
+  readonly #jumpMaxRows: number
 
   constructor(o: SearchOptions) {
     const days = o.retentionDays ?? 7
@@ -68,6 +81,9 @@ export class LogSearch {
     this.#horizonNs = BigInt(days + 1) * DAY
     this.#firstNs = BigInt(Math.round(first)) * MS
     this.#now = o.now ?? (() => BigInt(Date.now()) * MS)
+    const jump = o.jumpMaxRows ?? JUMP_MAX_ROWS
+    if (!Number.isSafeInteger(jump) || jump < 1) throw new InvalidOptionError('jumpMaxRows', 'must be an integer >= 1')
+    this.#jumpMaxRows = jump
   }
 
   async page(req: PageRequest): Promise<Page> {
@@ -88,6 +104,9 @@ export class LogSearch {
     // A trace is a handful of lines close in time, and its bloom filter picks their
     // granules: one window over the whole range costs one lookup, a narrow first one two.
     let span = f.traceId !== null ? MAX_WIDTH : clamp(req.hintNs ?? this.#firstNs * severityWidening(f.minSeverity))
+    const firstSpan = span
+    // This window is an attribute value's jump over the whole range, bounded to #jumpMaxRows rows read.
+    let jump = false
     for (;;) {
       let lo: bigint | null = ref - span
       let last = false
@@ -102,19 +121,34 @@ export class LogSearch {
       // An index-led attribute value that an earlier window did not find is rare so far: choosing
       // its granules up front took 30% less time on the needle's wide window (bench/search README);
       // on a common value's first window (all resources, 2 h) it did not pay, so only then.
-      const q = windowQuery(this.#store.database, f, w, want - rows.length, indexed || (far && stats.queries > 0 && rows.length === 0))
-      const r = await this.#store.query<EventRow>(q.sql, q.params)
+      const q = windowQuery(this.#store.database, f, w, want - rows.length, indexed || (far && stats.queries > 0 && rows.length === 0), jump ? this.#jumpMaxRows : null)
+      let r: QueryResult<EventRow>
+      try {
+        r = await this.#store.query<EventRow>(q.sql, q.params)
+      } catch (err) {
+        if (!jump || !isTooManyRowsError(err)) throw err
+        // Common in the range after all: widen from the first window's floor as before the jump.
+        stats.queries++
+        jump = false
+        hi = ref - firstSpan
+        span = firstSpan * FAR_WIDENING
+        continue
+      }
       stats.queries++
       stats.rowsRead += r.rowsRead
       stats.storeMs += r.elapsedMs
       for (const row of r.rows) rows.push(row)
       if (rows.length >= want || last) break
-      // An index-led term the first window did not find jumps to the whole remaining range
-      // (nextSpan); with the top left open as it was, the engine took 20-25 % less time
+      // An index-led term or attribute value the first window did not find jumps to the whole
+      // remaining range; with the top left open as it was, the engine took 20-25 % less time
       // over 7 days than bounded at the first window's floor (bench/search README).
-      if (!(indexed && rows.length === 0 && stats.queries === 1 && hi === null && after === null)) hi = lo
+      const leap = (indexed || far) && rows.length === 0 && stats.queries === 1
+      if (!(leap && hi === null && after === null)) hi = lo
       after = null
-      span = nextSpan(span, rows.length, want, indexed, far)
+      // An attribute value's jump is bounded: a value common in older days would read granule
+      // after granule of every part (the needle: 3 statements -> 2, bench/search README).
+      jump = leap && !indexed
+      span = leap ? span + MAX_WIDTH : nextSpan(span, rows.length, want, far)
     }
     const events: LogEvent[] = []
     const n = Math.min(rows.length, req.limit)
@@ -147,10 +181,10 @@ function severityWidening(minSeverity: number | null): bigint {
  * The next window's reach from the reference, given what the windows so far
  * found; at least double, so the loop always ends at the horizon or the floor.
  */
-function nextSpan(span: bigint, found: number, want: number, indexed: boolean, far: boolean): bigint {
+function nextSpan(span: bigint, found: number, want: number, far: boolean): bigint {
   // An attribute value looked up in the index: a rare one is found in few windows,
   // a common one (a quarter of the lines) still stops early in a 16-hour window.
-  if (found === 0) return indexed ? span + MAX_WIDTH : far ? span * 64n : span * 8n
+  if (found === 0) return far ? span * FAR_WIDENING : span * 8n
   // Rows arrive at about found/span: reach for the rest, with a margin, growing 2x..64x.
   const estimate = (span * BigInt(want) * 5n) / (BigInt(found) * 4n)
   return max(span * 2n, min(estimate, span * 64n))

@@ -60,9 +60,14 @@ const UP_FRONT = 'use_skip_indexes_on_data_read = 0, use_top_k_dynamic_filtering
 // ClickHouse skips the cache for a statement reading over 1M rows.
 export const CACHED = 'use_uncompressed_cache = 1'
 
-/** The SETTINGS clause of a search, context or facets statement; `upFront`: choose granules by the skip indexes before reading. */
-export function searchSettings(upFront: boolean): string {
-  return ` SETTINGS ${CACHED}${upFront ? `, ${UP_FRONT}` : ''}`
+/**
+ * The SETTINGS clause of a search, context or facets statement; `upFront`: choose
+ * granules by the skip indexes before reading; `maxRows`: stop with TOO_MANY_ROWS
+ * once the engine has read that many rows (the search's guarded jump).
+ */
+export function searchSettings(upFront: boolean, maxRows: number | null = null): string {
+  const bound = maxRows === null ? '' : `, max_rows_to_read = ${maxRows}, read_overflow_mode = 'throw'`
+  return ` SETTINGS ${CACHED}${upFront ? `, ${UP_FRONT}` : ''}${bound}`
 }
 
 export const INDEXED_SETTINGS = searchSettings(true)
@@ -183,9 +188,10 @@ export function receivedQuery(database: string, f: LogFilter, sinceNs: bigint, u
  * The newest `limit` rows of one window, in the route's order. `upFront`: choose
  * the granules by the skip indexes before reading (INDEXED_SETTINGS); by default
  * for a text term or a trace id, and the search asks it for an index-led attribute
- * filter once a window came back empty (search.ts).
+ * filter once a window came back empty (search.ts). `maxRows`: fail with
+ * TOO_MANY_ROWS past that many rows read (integer >= 1; null: no bound).
  */
-export function windowQuery(database: string, f: LogFilter, w: Window, limit: number, upFront = indexBacked(f)): BuiltQuery {
+export function windowQuery(database: string, f: LogFilter, w: Window, limit: number, upFront = indexBacked(f), maxRows: number | null = null): BuiltQuery {
   const params: QueryParams = {}
   const where = filterConditions(f, params)
   if (w.loNs !== null) {
@@ -207,7 +213,7 @@ export function windowQuery(database: string, f: LogFilter, w: Window, limit: nu
   }
   params.limit = limit
   return {
-    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}${searchSettings(upFront)}`,
+    sql: `SELECT ${EVENT_COLUMNS} FROM ${database}.logs WHERE ${where.join(' AND ')} ${ORDER} LIMIT {limit:UInt32}${searchSettings(upFront, maxRows)}`,
     params,
   }
 }

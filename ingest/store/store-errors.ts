@@ -21,3 +21,11 @@ export function isDataError(err: unknown): boolean {
   // Any other parse failure of the insert body names the row it failed at.
   return /\(at row \d+\)/.test(String((err as { message?: unknown })?.message ?? ''))
 }
+
+// TOO_MANY_ROWS: a statement read past its max_rows_to_read (read_overflow_mode = 'throw').
+const TOO_MANY_ROWS = 158
+
+/** Whether a statement stopped at its `max_rows_to_read` bound (the search's guarded jump, query/search.ts). */
+export function isTooManyRowsError(err: unknown): boolean {
+  return clickhouseErrorCode(err) === TOO_MANY_ROWS
+}

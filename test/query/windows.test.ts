@@ -126,12 +126,13 @@ t.test('a trace page through the route: cursors continue it, nothing repeats', a
 })
 
 /** A LogSearch whose statements are recorded, with each one's lower bound (its `lo` parameter). */
-function recorded(): { search: LogSearch; sqls: string[]; los: () => (string | undefined)[] } {
+function recorded(jumpMaxRows?: number): { search: LogSearch; sqls: string[]; los: () => (string | undefined)[] } {
   const r = recordingStore(store)
-  return { search: new LogSearch({ store: r.store, now: () => now }), sqls: r.sqls, los: () => r.params.map((p) => p?.lo as string | undefined) }
+  return { search: new LogSearch({ store: r.store, now: () => now, jumpMaxRows }), sqls: r.sqls, los: () => r.params.map((p) => p?.lo as string | undefined) }
 }
+const bounded = (sql: string) => /max_rows_to_read = (\d+), read_overflow_mode = 'throw'/.exec(sql)?.[1] ?? null
 
-t.test('an index-led attribute value no window found yet: its next windows choose granules up front', async (t) => {
+t.test('an index-led attribute value the first window did not find: one bounded jump over the rest, granules chosen up front', async (t) => {
   const far = now - 3n * 24n * 60n * MIN - 11n * S
   await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, attributes)
     VALUES ({ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), 'ffffffffffffffffffffffffffffff01', 9, '', 'needle line', map('user.id', 'needle-42'))`,
@@ -139,24 +140,41 @@ t.test('an index-led attribute value no window found yet: its next windows choos
   const { search: needle, sqls, los } = recorded()
   const page = await needle.page({ filter: { ...base, attrs: [{ scope: 'attr', key: 'user.id', value: 'needle-42', negate: false }] }, limit: 10, after: null, hintNs: null })
   t.same(page.events.map((e) => e.message), ['needle line'], 'found three days back')
-  t.same(sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0')), [false, true, true], 'the first window reads as usual, the later ones choose their granules first')
-  t.same(sqls.map((s) => s.includes('use_top_k_dynamic_filtering = 0')), [false, true, true], 'and read those granules without the dynamic top-N filter')
-  t.same(los(), [String(now - FIRST), String(now - 64n * FIRST), undefined], '15 minutes, 16 hours, then the rest of the range')
+  t.same(sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0')), [false, true], 'the first window reads as usual, the jump chooses its granules first')
+  t.same(sqls.map((s) => s.includes('use_top_k_dynamic_filtering = 0')), [false, true], 'and reads those granules without the dynamic top-N filter')
+  t.same(los(), [String(now - FIRST), undefined], '15 minutes, then the whole range')
+  t.same(sqls.map(bounded), [null, '32768'], 'the jump may read 16 granules')
 })
 
-t.test('a common attribute value on a resource quiet for 15 minutes: the next window is 16 hours, which fill the page', async (t) => {
-  const idle = await lk.resource('idle')
-  // One line a minute from three hours back, every one with the value: nothing in the newest 15 minutes.
-  // The whole remaining range would read a granule of every part for it (bench/search README).
-  const ts = Array.from({ length: 120 }, (_, i) => (now - 3n * 60n * MIN - BigInt(i) * MIN).toString())
-  await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, attributes)
-    SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), lower(hex(MD5(t))), 9, '', 'status line', map('http.status', '500')
-    FROM (SELECT arrayJoin({ts:Array(String)}) AS t)`, { ws, rid: idle, ts })
+// One line a minute from three hours back, every one with the value: nothing in the newest 15 minutes.
+const idle = await lk.resource('idle')
+await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, attributes)
+  SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), fromUnixTimestamp64Nano(toInt64(t)), lower(hex(MD5(t))), 9, '', 'status line', map('http.status', '500')
+  FROM (SELECT arrayJoin({ts:Array(String)}) AS t)`, { ws, rid: idle, ts: Array.from({ length: 120 }, (_, i) => (now - 3n * 60n * MIN - BigInt(i) * MIN).toString()) })
+const status500 = { ...base, resourceIds: [idle], attrs: [{ scope: 'attr' as const, key: 'http.status', value: '500', negate: false }] }
+const newestStatus = new Date(Number((now - 3n * 60n * MIN) / 1_000_000n)).toISOString().slice(0, 19)
+
+t.test('a common attribute value on a resource quiet for 15 minutes, under the jump\'s bound: the jump fills the page', async (t) => {
   const { search: common, los } = recorded()
-  const page = await common.page({ filter: { ...base, resourceIds: [idle], attrs: [{ scope: 'attr', key: 'http.status', value: '500', negate: false }] }, limit: 10, after: null, hintNs: null })
+  const page = await common.page({ filter: status500, limit: 10, after: null, hintNs: null })
   t.equal(page.events.length, 10)
-  t.equal(page.events[0]?.timestamp.slice(0, 19), new Date(Number((now - 3n * 60n * MIN) / 1_000_000n)).toISOString().slice(0, 19), 'the newest first')
-  t.same(los(), [String(now - FIRST), String(now - 64n * FIRST)], 'a 16-hour window after the empty first one, not the whole range')
+  t.equal(page.events[0]?.timestamp.slice(0, 19), newestStatus, 'the newest first')
+  t.same(los(), [String(now - FIRST), undefined], 'the whole range after the empty first window')
+})
+
+t.test('a common attribute value past the jump\'s bound: the jump stops, and windows widen from the first one', async (t) => {
+  // 120 lines of the value in one part: reading them passes a bound of 60 rows.
+  const { search: common, sqls, los } = recorded(60)
+  const page = await common.page({ filter: status500, limit: 10, after: null, hintNs: null })
+  t.same(page.events.map((e) => e.timestamp), (await search.page({ filter: status500, limit: 10, after: null, hintNs: null })).events.map((e) => e.timestamp), 'the same lines as an unbounded search')
+  t.equal(page.events[0]?.timestamp.slice(0, 19), newestStatus, 'the newest first')
+  t.same(los(), [String(now - FIRST), undefined, String(now - 64n * FIRST)], '15 minutes, the jump (stopped), then 16 hours')
+  t.same(sqls.map(bounded), [null, '60', null], 'only the jump is bounded')
+  t.equal(page.stats.queries, 3)
+})
+
+t.test('the jump\'s bound is validated once, naming the option', async (t) => {
+  for (const bad of [0, -1, 1.5, Number.NaN]) t.throws(() => new LogSearch({ store, jumpMaxRows: bad }), /jumpMaxRows/)
 })
 
 t.test('a search page, context and facets read again what they read before from the engine\'s block cache', async (t) => {
