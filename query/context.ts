@@ -1,7 +1,9 @@
 // The lines around a hit: the N lines before and after one event of one
 // resource, in time order. Two statements in the usual case: the event by its
 // id, then both sides at once (a UNION ALL of an hour before and an hour after
-// it, each side LIMIT N+1 for the "more" answer). A side the hour leaves short
+// it, each side LIMIT N+1 for the "more" answer); one when the caller gives the
+// event's time (the console does): the newer side starts at the hit and brings
+// it as its first line. A side the hour leaves short
 // continues outward: the older one as a search page (the windowed keyset
 // search), the newer one through forward windows widening until enough.
 import type { LogStore, QueryParams } from '../ingest/index.ts'
@@ -55,19 +57,21 @@ interface Side { events: LogEvent[]; more: boolean }
 /** The event and its neighbours; null when the resource holds no event with that id. */
 export async function logContext(store: LogStore, search: LogSearch, r: ContextRequest, now = BigInt(Date.now()) * MS): Promise<LogContext | null> {
   const base: LogFilter = { workspaceId: r.workspaceId, resourceIds: [r.resourceId], startNs: null, endNs: null, minSeverity: null, text: null, traceId: null }
+  // At the time the caller gives, the hit is the first line of the newer side (one statement
+  // instead of two, bench/search README); the same service's lines need the hit's service first.
+  const sides = r.atNs == null || r.sameService ? null : await sidesWithHit(store, base, r.eventId, r.atNs, r.before + 1, r.after + 1, now)
   // At the time the caller gives, the event is in one granule of the primary key;
   // an event id alone (a content hash, no time in it) means every day of the resource.
-  const row = (r.atNs == null ? undefined : await lookup(store, base, r.eventId, r.atNs)) ?? await lookup(store, base, r.eventId, null)
+  const row = sides?.hit ?? (r.atNs == null || !r.sameService ? undefined : await lookup(store, base, r.eventId, r.atNs)) ?? await lookup(store, base, r.eventId, null)
   if (row === undefined) return null
   const event = toEvent(row)
   const filter: LogFilter = r.sameService
     ? { ...base, attrs: [{ scope: 'resource', key: 'service.name', value: event.resource_attributes['service.name'] ?? '', negate: false }] }
     : base
   const at = positionOf(row)
-  const ceiling = (now > at.tsNs ? now : at.tsNs) + DAY
-  // The newer side is open-ended when its hour reaches past the ceiling: nothing lies beyond to continue to.
-  const newerHi = at.tsNs + CONTEXT_SPAN_NS >= ceiling ? null : at.tsNs + CONTEXT_SPAN_NS
-  const { older, newer } = await bothSides(store, filter, at, r.before + 1, r.after + 1, newerHi)
+  const ceiling = ceilingOf(at.tsNs, now)
+  const newerHi = newerHiOf(at.tsNs, ceiling)
+  const { older, newer } = sides?.hit === undefined ? await bothSides(store, filter, at, r.before + 1, r.after + 1, newerHi) : sides
   const before = older.length > r.before
     ? { events: older.slice(0, r.before).map(toEvent).reverse(), more: true }
     : await olderRest(search, filter, at.tsNs - CONTEXT_SPAN_NS, older, r.before)
@@ -75,6 +79,34 @@ export async function logContext(store: LogStore, search: LogSearch, r: ContextR
     ? { events: newer.slice(0, r.after).map(toEvent), more: newer.length > r.after }
     : await newerRest(store, filter, newerHi, newer, r.after, ceiling)
   return { before: before.events, event, after: after.events, more_before: before.more, more_after: after.more }
+}
+
+/** How far forward the newer side may look: a day past the later of now and the hit. */
+function ceilingOf(atNs: bigint, now: bigint): bigint {
+  return (now > atNs ? now : atNs) + DAY
+}
+
+/** The newer side's first statement ends an hour after the hit; open-ended (null) when that reaches past the ceiling, as nothing lies beyond to continue to. */
+function newerHiOf(atNs: bigint, ceiling: bigint): bigint | null {
+  return atNs + CONTEXT_SPAN_NS >= ceiling ? null : atNs + CONTEXT_SPAN_NS
+}
+
+/**
+ * Both sides of the event `eventId` at `atNs`, the newer one starting at the event
+ * itself, in one statement; `hit` undefined when the resource holds no such event
+ * at that time (the sides are then of no use).
+ */
+async function sidesWithHit(store: LogStore, filter: LogFilter, eventId: string, atNs: bigint, olderLimit: number, newerLimit: number, now: bigint): Promise<{ hit?: EventRow; older: EventRow[]; newer: EventRow[] }> {
+  const at: Position = { tsNs: atNs, eventId, resourceId: '' }
+  const sides = await bothSides(store, filter, at, olderLimit, newerLimit + 1, newerHiOf(atNs, ceilingOf(atNs, now)), true)
+  const first = sides.newer[0]
+  if (first === undefined || first.event_id !== eventId || BigInt(first.timestamp_ns) !== atNs) return sides
+  const second = sides.newer[1]
+  if (second !== undefined && second.event_id === eventId && BigInt(second.timestamp_ns) === atNs) {
+    // One id stored twice at one time: a copy took a place of the newer side's limit; read it again past the hit.
+    return { hit: first, ...await bothSides(store, filter, positionOf(first), olderLimit, newerLimit, newerHiOf(atNs, ceilingOf(atNs, now))) }
+  }
+  return { hit: first, older: sides.older, newer: sides.newer.slice(1) }
 }
 
 /** The event by its id (at `atNs` only, when given). */
@@ -98,12 +130,13 @@ async function lookup(store: LogStore, base: LogFilter, eventId: string, atNs: b
  * One statement for both sides: up to `olderLimit` lines in [at - span, at) before
  * the hit, newest first, and up to `newerLimit` from the hit to `newerHi`
  * (exclusive; null: open), oldest first, in the search's order within a resource.
+ * `withHit`: the newer side starts at the hit itself rather than right after it.
  */
-async function bothSides(store: LogStore, filter: LogFilter, at: Position, olderLimit: number, newerLimit: number, newerHi: bigint | null): Promise<{ older: EventRow[]; newer: EventRow[] }> {
+async function bothSides(store: LogStore, filter: LogFilter, at: Position, olderLimit: number, newerLimit: number, newerHi: bigint | null, withHit = false): Promise<{ older: EventRow[]; newer: EventRow[] }> {
   const params: QueryParams = { a_ts: at.tsNs.toString(), a_eid: at.eventId, lo: (at.tsNs - CONTEXT_SPAN_NS).toString(), ol: olderLimit, nl: newerLimit }
   const where = filterConditions(filter, params).join(' AND ')
   const olderWhere = `timestamp >= ${ns('lo')} AND timestamp <= ${ns('a_ts')} AND (timestamp < ${ns('a_ts')} OR event_id < {a_eid:String})`
-  let newerWhere = `timestamp >= ${ns('a_ts')} AND (timestamp > ${ns('a_ts')} OR event_id > {a_eid:String})`
+  let newerWhere = `timestamp >= ${ns('a_ts')} AND (timestamp > ${ns('a_ts')} OR event_id ${withHit ? '>=' : '>'} {a_eid:String})`
   if (newerHi !== null) {
     newerWhere += ` AND timestamp < ${ns('hi')}`
     params.hi = newerHi.toString()

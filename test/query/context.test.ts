@@ -144,19 +144,24 @@ t.test('both sides in one statement: lines on the hour\'s edges, against one ORD
   await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message)
     SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), lower(hex(MD5(concat('edge', toString(x.2))))), 9, '', 'edge line'
     FROM (SELECT arrayJoin(arrayZip({ts:Array(String)}, range(length({ts:Array(String)})))) AS x)`, { ws, rid: edges, ts: times.map(String) })
-  const truth = (await store.query<{ event_id: string }>(`SELECT event_id FROM ${store.database}.logs WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID} ORDER BY timestamp, event_id`, { ws, rid: edges })).rows.map((x) => x.event_id)
+  const truthRows = (await store.query<{ event_id: string; ts: string }>(`SELECT event_id, toString(toUnixTimestamp64Nano(timestamp)) AS ts FROM ${store.database}.logs WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID} ORDER BY timestamp, event_id`, { ws, rid: edges })).rows
+  const truth = truthRows.map((x) => x.event_id)
   t.equal(truth.length, times.length)
   // Counts the statements of each call (the real store underneath).
   const { store: counting, sqls: statements } = recordingStore(store)
   const search = new LogSearch({ store: counting })
   for (let at = 0; at < truth.length; at++) {
     for (const [before, after] of [[0, 0], [1, 1], [3, 2], [40, 40]] as const) {
-      const c = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[at] as string, before, after, sameService: false })
-      const label = `line ${at}, ${before} before, ${after} after`
-      t.same(c?.before.map((e) => e.event_id), truth.slice(Math.max(0, at - before), at), label)
-      t.same(c?.after.map((e) => e.event_id), truth.slice(at + 1, at + 1 + after), label)
-      t.equal(c?.more_before, at - before > 0, `${label}: more before`)
-      t.equal(c?.more_after, at + 1 + after < truth.length, `${label}: more after`)
+      // Without the event's time, and with it (the hit then comes with the newer side).
+      for (const atNs of [null, BigInt(truthRows[at]?.ts as string)]) {
+        const c = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[at] as string, before, after, sameService: false, atNs })
+        const label = `line ${at}, ${before} before, ${after} after${atNs === null ? '' : ', at its time'}`
+        t.equal(c?.event.event_id, truth[at], label)
+        t.same(c?.before.map((e) => e.event_id), truth.slice(Math.max(0, at - before), at), label)
+        t.same(c?.after.map((e) => e.event_id), truth.slice(at + 1, at + 1 + after), label)
+        t.equal(c?.more_before, at - before > 0, `${label}: more before`)
+        t.equal(c?.more_after, at + 1 + after < truth.length, `${label}: more after`)
+      }
     }
   }
   const mid = truth.indexOf((await store.query<{ event_id: string }>(`SELECT event_id FROM ${store.database}.logs WHERE resource_id = {rid:UUID} AND timestamp = fromUnixTimestamp64Nano({b:Int64}) ORDER BY event_id LIMIT 1 OFFSET 1`, { rid: edges, b: B.toString() })).rows[0]?.event_id as string)
@@ -179,19 +184,42 @@ t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong
   const bad = await ctx(ids[at], '?at=yesterday')
   t.equal(bad.status, 422)
   t.same(bad.body.detail[0].loc, ['query', 'at'])
-  // The statements: one lookup at that instant (a primary-key point), then both sides.
+  // The statements: both sides with the hit as the newer side's first line, in one.
   const store = lk.lookout.store
   const { store: counting, sqls: statements } = recordingStore(store)
   const search = new LogSearch({ store: counting })
   const atNs = timeNs(order[at].timestamp)
   const c = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs })
   t.equal(c?.event.event_id, ids[at])
-  t.equal(statements.length, 2, 'the lookup at the time given, then both sides')
-  t.match(statements[0], /timestamp = fromUnixTimestamp64Nano\(\{at:Int64\}\)/)
+  t.same(idsOf(c?.after ?? []), ids.slice(at + 1, at + 4))
+  t.equal(statements.length, 1, 'one statement: both sides, the newer one from the hit')
+  t.match(statements[0], /event_id >= \{a_eid:String\}/)
   statements.length = 0
   await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs: atNs + 1n })
   t.equal(statements.length, 3, 'a miss at the time given, the lookup over the retention, both sides')
   t.notMatch(statements[1], /\{at:Int64\}/)
+  // The same service's lines need the hit's service first: the lookup at that instant (a primary-key point), then both sides.
+  statements.length = 0
+  const same = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: true, atNs })
+  t.same(same, await logContext(store, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: true }), 'the same answer as without the time')
+  t.equal(statements.length, 2, 'the lookup at the time given, then both sides')
+  t.match(statements[0], /timestamp = fromUnixTimestamp64Nano\(\{at:Int64\}\)/)
+})
+
+t.test('an event stored twice at one time, its time given: the copy is not a line after it', async (t) => {
+  const store = lk.lookout.store
+  const twice = await lk.resource('ctx-twice')
+  const B = baseNs + 11n * S
+  // The hit twice (same id, same time), then three lines a second apart.
+  const rows: [bigint, string][] = [[B, 'hit'], [B, 'hit'], [B + S, 'a1'], [B + 2n * S, 'a2'], [B + 3n * S, 'a3']]
+  await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message)
+    SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), lower(hex(MD5(x.2))), 9, '', x.2
+    FROM (SELECT arrayJoin(arrayZip({ts:Array(String)}, {m:Array(String)})) AS x)`, { ws, rid: twice, ts: rows.map((r) => r[0].toString()), m: rows.map((r) => r[1]) })
+  const hitId = (await store.query<{ id: string }>('SELECT lower(hex(MD5(\'hit\'))) AS id')).rows[0]?.id as string
+  const c = await logContext(store, new LogSearch({ store }), { workspaceId: ws, resourceId: twice, eventId: hitId, before: 1, after: 2, sameService: false, atNs: B })
+  t.equal(c?.event.message, 'hit')
+  t.same(c?.after.map((e) => e.message), ['a1', 'a2'])
+  t.equal(c?.more_after, true)
 })
 
 /** An RFC 3339 time with nanoseconds, as the API lists it, in ns. */
