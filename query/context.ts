@@ -57,11 +57,11 @@ interface Side { events: LogEvent[]; more: boolean }
 /** The event and its neighbours; null when the resource holds no event with that id. */
 export async function logContext(store: LogStore, search: LogSearch, r: ContextRequest, now = BigInt(Date.now()) * MS): Promise<LogContext | null> {
   const base: LogFilter = { workspaceId: r.workspaceId, resourceIds: [r.resourceId], startNs: null, endNs: null, minSeverity: null, text: null, traceId: null }
-  // At the time the caller gives, the hit is the first line of the newer side (one statement
-  // instead of two, bench/search README); the same service's lines need the hit's service first.
+  // With the event's time, the hit is the newer side's first line: one statement instead of
+  // two (bench/search README); the same service's lines need the hit's service first.
   const sides = r.atNs == null || r.sameService ? null : await sidesWithHit(store, base, r.eventId, r.atNs, r.before + 1, r.after + 1, now)
-  // At the time the caller gives, the event is in one granule of the primary key;
-  // an event id alone (a content hash, no time in it) means every day of the resource.
+  // Otherwise a lookup: at the time given, one granule of the primary key; an event id
+  // alone (a content hash, no time in it) means every day of the resource.
   const row = sides?.hit ?? (r.atNs == null || !r.sameService ? undefined : await lookup(store, base, r.eventId, r.atNs)) ?? await lookup(store, base, r.eventId, null)
   if (row === undefined) return null
   const event = toEvent(row)
