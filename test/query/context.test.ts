@@ -168,8 +168,10 @@ t.test('both sides in one statement: lines on the hour\'s edges, against one ORD
   statements.length = 0
   const dense = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[mid] as string, before: 4, after: 4, sameService: false })
   t.equal(dense?.before.length, 4)
-  t.equal(statements.length, 2, 'the hit, then both sides in one statement when the hour holds enough on each side')
+  t.equal(statements.length, 2, 'the hit\'s time, then both sides in one statement when the hour holds enough on each side')
   t.match(statements[0], /event_id = \{eid:String\}[\s\S]*SETTINGS [^\n]*use_skip_indexes_on_data_read = 0, use_top_k_dynamic_filtering = 0/, 'the hit\'s granules are chosen by the bloom filter up front, and read without the dynamic top-N filter')
+  t.match(statements[0], /^SELECT toString\(toUnixTimestamp64Nano\(timestamp\)\) AS timestamp_ns FROM/, 'the lookup reads the time alone')
+  t.match(statements[1], /event_id >= \{a_eid:String\}/, 'the sides bring the hit')
 })
 
 t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong one still finds it', async (t) => {
