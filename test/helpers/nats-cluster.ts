@@ -18,6 +18,16 @@ import { findNatsServer } from '../../deploy/nats-server.ts'
 /** The configuration operators deploy (three routes: a cluster of three). */
 export const NATS_CLUSTER_CONF = fileURLToPath(new URL('../../deploy/nats/nats.conf', import.meta.url))
 const SIZE = 3
+const START_ATTEMPTS = 3
+// A healthy start forms in 1-4 s here, under load too.
+const FORM_TIMEOUT_MS = 20_000
+
+/** The part of a node's /jsz meta_cluster read here (replicas: the leader's view only). */
+interface MetaCluster {
+  leader?: string
+  cluster_size?: number
+  replicas?: { name: string; current: boolean }[]
+}
 
 export interface NatsClusterOptions {
   /** Parent directory of the stores; a new temporary directory by default (removed by stop()). */
@@ -88,7 +98,32 @@ export class NatsCluster {
     return n
   }
 
+  /**
+   * Starts the three nodes and waits until all three are in the JetStream meta group.
+   * Three nodes started at once on a busy machine sometimes bootstrap a meta group of
+   * two that does not take the third in (CI: "no suitable peers for placement" for a
+   * 3-replica stream for a whole minute; /jsz cluster_size 2). The tests here are about
+   * a formed cluster, so such a start is thrown away and done again on new stores.
+   */
   async start(): Promise<void> {
+    const failed: string[] = []
+    for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+      try {
+        // A port freePort handed out can be taken before the node binds it (the node exits): start again too.
+        await this.#startNodes()
+        await this.waitFormed()
+        return
+      } catch (err) {
+        failed.push(`start ${attempt}: ${String(err)}\n${await this.describe()}`)
+        await this.#stopNodes()
+        for (const n of this.#nodes) rmSync(n.dir, { recursive: true, force: true })
+        this.#nodes.length = 0
+      }
+    }
+    throw new Error(`the cluster did not form in ${START_ATTEMPTS} starts:\n${failed.join('\n')}`)
+  }
+
+  async #startNodes(): Promise<void> {
     for (let i = 0; i < SIZE; i++) {
       const name = `nats-${i + 1}`
       const dir = join(this.dir, name)
@@ -99,6 +134,32 @@ export class NatsCluster {
     for (let i = 0; i < this.#nodes.length; i++) this.#spawn(i)
     for (let i = 0; i < this.#nodes.length; i++) await this.#waitListening(i)
     await this.waitJetStream()
+  }
+
+  /** Waits until the meta leader counts every node as a current peer (its /jsz). */
+  async waitFormed(timeoutMs = FORM_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    let last = ''
+    while (Date.now() < deadline) {
+      for (const n of this.#nodes) {
+        const meta = await this.#meta(n)
+        if (meta === null || meta.leader !== n.name) continue
+        last = JSON.stringify(meta)
+        const peers = meta.replicas ?? []
+        if (meta.cluster_size === SIZE && peers.length === SIZE - 1 && peers.every((r) => r.current)) return
+      }
+      await sleep(200)
+    }
+    throw new Error(`the meta group did not take in all ${SIZE} nodes within ${timeoutMs} ms: ${last || 'no leader'}`)
+  }
+
+  async #meta(n: Node): Promise<MetaCluster | null> {
+    try {
+      const res = await fetch(`http://127.0.0.1:${n.httpPort}/jsz`, { signal: AbortSignal.timeout(2000) })
+      return ((await res.json()) as { meta_cluster?: MetaCluster }).meta_cluster ?? null
+    } catch {
+      return null
+    }
   }
 
   /** The node's part of the deployed configuration: loopback ports instead of host names. */
@@ -220,7 +281,21 @@ export class NatsCluster {
     throw new Error(`stream ${stream} did not become current: ${last}`)
   }
 
+  /** Each node's meta-group view (/jsz) and its log's tail: what a failed start is explained by. */
+  async describe(): Promise<string> {
+    const parts: string[] = []
+    for (const n of this.#nodes) {
+      parts.push(`${n.name} (client ${n.port}, route ${n.clusterPort}): meta ${JSON.stringify(await this.#meta(n))}\n${n.stderr.slice(-2000)}`)
+    }
+    return parts.join('\n')
+  }
+
   async stop(): Promise<void> {
+    await this.#stopNodes()
+    if (this.#ownDir) rmSync(this.dir, { recursive: true, force: true })
+  }
+
+  async #stopNodes(): Promise<void> {
     await Promise.all(this.#nodes.map(async (n) => {
       const c = n.child
       n.child = null
@@ -231,6 +306,5 @@ export class NatsCluster {
       await exited
       clearTimeout(t)
     }))
-    if (this.#ownDir) rmSync(this.dir, { recursive: true, force: true })
   }
 }
