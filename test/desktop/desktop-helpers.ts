@@ -3,11 +3,11 @@
 // listener, and a client run as another user.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from 'undici'
 import { startDesktop, type Desktop, type DesktopOptions } from '../../deploy/index.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 export interface Res {
   status: number
@@ -54,16 +54,7 @@ export async function httpReq(base: string, method: string, path: string, body?:
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-    s.on('error', reject)
-  })
-}
+export { freePort }
 
 /** Connects to a Unix socket as another user (uid/gid), in a child process; resolves with "CONNECTED" or the error code. */
 export function connectAs(uid: number, gid: number, socketPath: string): Promise<string> {

@@ -6,7 +6,6 @@
 // restarted on the same store and ports.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { connect } from '@nats-io/transport-node'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { findNatsServer } from '../../deploy/nats-server.ts'
+import { freePort } from './free-port.ts'
 
 /** The configuration operators deploy (three routes: a cluster of three). */
 export const NATS_CLUSTER_CONF = fileURLToPath(new URL('../../deploy/nats/nats.conf', import.meta.url))
@@ -44,19 +44,6 @@ interface Node {
   dir: string
   child: ChildProcess | null
   stderr: string
-}
-
-/** A free loopback TCP port (released before it is returned; good enough on a test machine). */
-export async function freePort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((resolve, reject) => {
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => resolve())
-  })
-  const addr = srv.address()
-  await new Promise<void>((resolve) => srv.close(() => resolve()))
-  if (addr === null || typeof addr === 'string') throw new Error('no port')
-  return addr.port
 }
 
 export class NatsCluster {

@@ -3,10 +3,10 @@
 // root, so as root the server runs as the `postgres` system user (runuser).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { freePort } from './free-port.ts'
 import { PG_BIN } from './pg-bin.ts'
 
 export interface TestPostgres {
@@ -21,17 +21,6 @@ export interface TestPostgres {
 }
 
 export { postgresAvailable } from './pg-bin.ts'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** As root: run as the postgres user; otherwise as ourselves. */
 function asServerUser(cmd: string, args: string[]): [string, string[]] {

@@ -13,19 +13,11 @@ import { join } from 'node:path'
 import { generate } from 'selfsigned'
 import { PG_BIN } from './pg-bin.ts'
 import { availableOrRequired } from './require-servers.ts'
+import { freePort } from './free-port.ts'
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createTcpServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
+export { freePort }
 
 function listen(server: Server, port = 0): Promise<number> {
   return new Promise((resolve, reject) => {
