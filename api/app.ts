@@ -55,6 +55,15 @@ import { principalById } from '../workspace/index.ts'
 import { PipelineSamples } from '../metrics/index.ts'
 import { pipelineRoute } from './metrics/pipeline-route.ts'
 
+/**
+ * The listen queue of connections the kernel has accepted and the server not yet
+ * (the kernel caps it at net.core.somaxconn, 4096 by default). Node's 511 overflowed
+ * under test/ingest/flood.test.ts's 2,000 senders at once (10,247 ListenOverflows in
+ * one run); past the queue, connections wait on SYN cookies and a few end reset
+ * (a sender's ECONNRESET instead of the 429 it would retry).
+ */
+export const LISTEN_BACKLOG = 4096
+
 /** The edge's defaults; deploy/config.ts reads them for its LOOKOUT_* variables. */
 export const APP_DEFAULTS = {
   bodyTimeoutMs: 30_000, headersTimeoutMs: 10_000, maxBodyBytes: 16 * 1024 * 1024, maxEventLoopDelayMs: 1000,

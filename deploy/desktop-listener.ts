@@ -1,7 +1,7 @@
 // The desktop service's optional HTTP listener: the same API as the socket
 // minus the owner, built with the loopback edge (desktop/loopback.ts) and
 // bound to 127.0.0.1 only; the port is the only thing settings choose.
-import { buildApp, registeredRoutes, type AppOptions } from '../api/index.ts'
+import { buildApp, LISTEN_BACKLOG, registeredRoutes, type AppOptions } from '../api/index.ts'
 import { type LoopbackHandle } from '../desktop/index.ts'
 import { drainingClose } from './close-draining.ts'
 
@@ -13,7 +13,7 @@ export async function openLoopback(base: AppOptions, port: number): Promise<Loop
   const close = drainingClose(app)
   let url: string
   try {
-    url = await app.listen({ host: LOOPBACK_HOST, port })
+    url = await app.listen({ host: LOOPBACK_HOST, port, backlog: LISTEN_BACKLOG })
   } catch (err) {
     await app.close()
     throw err

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { DecoderPool, DiskGuard, IngestService, type IngestServiceOptions } from '../../ingest/index.ts'
-import { buildApp, readinessChecks, type AppOptions } from '../../api/index.ts'
+import { buildApp, LISTEN_BACKLOG, readinessChecks, type AppOptions } from '../../api/index.ts'
 import { TokenVerifier, ownerResolver } from '../../workspace/index.ts'
 import type { LookoutMetrics } from '../../metrics/index.ts'
 import type { LookoutConfig } from '../config.ts'
@@ -89,7 +89,7 @@ export async function startApiRole(
     const a = await buildApp(appOptions)
     app = a
     cleanups.add(drainingClose(a))
-    url = await a.listen({ host: config.host, port: config.port })
+    url = await a.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG })
   }
   return { ingest, appOptions, app, ownerApp, url }
 }
