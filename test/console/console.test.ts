@@ -2,7 +2,7 @@
 // against a real Lookout on loopback: sign-in, session security, the log
 // explorer, histogram, live tail, monitoring, grants, errors and accessibility.
 import t from 'tap'
-import { createServer } from 'node:net'
+import { freePort } from '../helpers/free-port.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 import { revokeToken } from '../../workspace/index.ts'
 import { axeViolations, launch, shot, watchedPage, type Watched } from './browser.ts'
@@ -190,12 +190,7 @@ t.test('live tail: a new line within 2 s; after a dropped connection every line 
 
 t.test('a TCP check against a closed port turns down after two observations; its incident is acknowledged', async (t) => {
   const { page } = main
-  const port = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port
-      s.close(() => resolve(p))
-    })
-  })
+  const port = await freePort()
   main.clear()
   await page.goto(`${lk.url}/#/monitoring/${ridA}`)
   await page.getByRole('link', { name: 'New check' }).click()
