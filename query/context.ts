@@ -67,12 +67,12 @@ export async function logContext(store: LogStore, search: LogSearch, r: ContextR
   } else {
     // The sides need only the hit's time: the newer side starts at the hit and brings it as its
     // first line, one statement with the time given.
-    sides = r.atNs == null ? undefined : await sidesWithHit(store, base, r.eventId, r.atNs, r.before + 1, r.after + 1, now)
+    sides = r.atNs == null ? undefined : await sidesWithHit(store, base, r.eventId, r.atNs, r.before + 1, r.after + 1)
     if (sides?.hit === undefined) {
       // An event id alone (a content hash, no time in it) means every day of the resource;
       // the lookup reads the time alone (5.8 against 10.4 ms p50 for the whole row, bench/search README).
       const found = await lookup<{ timestamp_ns: string }>(store, base, r.eventId, null, TIME_COLUMN)
-      sides = found === undefined ? undefined : await sidesWithHit(store, base, r.eventId, BigInt(found.timestamp_ns), r.before + 1, r.after + 1, now)
+      sides = found === undefined ? undefined : await sidesWithHit(store, base, r.eventId, BigInt(found.timestamp_ns), r.before + 1, r.after + 1)
     }
     // (No hit after a found time: its day was dropped by retention in between.)
     row = sides?.hit
@@ -83,15 +83,13 @@ export async function logContext(store: LogStore, search: LogSearch, r: ContextR
     ? { ...base, attrs: [{ scope: 'resource', key: 'service.name', value: event.resource_attributes['service.name'] ?? '', negate: false }] }
     : base
   const at = positionOf(row)
-  const ceiling = ceilingOf(at.tsNs, now)
-  const newerHi = newerHiOf(at.tsNs, ceiling)
-  const { older, newer } = sides ?? await bothSides(store, filter, at, r.before + 1, r.after + 1, newerHi)
+  const { older, newer } = sides ?? await bothSides(store, filter, at, r.before + 1, r.after + 1)
   const before = older.length > r.before
     ? { events: older.slice(0, r.before).map(toEvent).reverse(), more: true }
     : await olderRest(search, filter, at.tsNs - CONTEXT_SPAN_NS, older, r.before)
-  const after = newer.length > r.after || newerHi === null
-    ? { events: newer.slice(0, r.after).map(toEvent), more: newer.length > r.after }
-    : await newerRest(store, filter, newerHi, newer, r.after, ceiling)
+  const after = newer.length > r.after
+    ? { events: newer.slice(0, r.after).map(toEvent), more: true }
+    : await newerRest(store, filter, at.tsNs + CONTEXT_SPAN_NS, newer, r.after, ceilingOf(at.tsNs, now))
   return { before: before.events, event, after: after.events, more_before: before.more, more_after: after.more }
 }
 
@@ -105,26 +103,20 @@ function ceilingOf(atNs: bigint, now: bigint): bigint {
   return (now > atNs ? now : atNs) + DAY
 }
 
-/** The newer side's first statement ends an hour after the hit; open-ended (null) when that reaches past the ceiling, as nothing lies beyond to continue to. */
-function newerHiOf(atNs: bigint, ceiling: bigint): bigint | null {
-  return atNs + CONTEXT_SPAN_NS >= ceiling ? null : atNs + CONTEXT_SPAN_NS
-}
-
 /**
  * Both sides of the event `eventId` at `atNs`, the newer one starting at the event
  * itself, in one statement; `hit` undefined when the resource holds no such event
  * at that time (the sides are then of no use).
  */
-async function sidesWithHit(store: LogStore, filter: LogFilter, eventId: string, atNs: bigint, olderLimit: number, newerLimit: number, now: bigint): Promise<SidesWithHit> {
+async function sidesWithHit(store: LogStore, filter: LogFilter, eventId: string, atNs: bigint, olderLimit: number, newerLimit: number): Promise<SidesWithHit> {
   const at: Position = { tsNs: atNs, eventId, resourceId: '' }
-  const newerHi = newerHiOf(atNs, ceilingOf(atNs, now))
-  const sides = await bothSides(store, filter, at, olderLimit, newerLimit + 1, newerHi, true)
+  const sides = await bothSides(store, filter, at, olderLimit, newerLimit + 1, true)
   const first = sides.newer[0]
   if (first === undefined || first.event_id !== eventId || BigInt(first.timestamp_ns) !== atNs) return sides
   const second = sides.newer[1]
   if (second !== undefined && second.event_id === eventId && BigInt(second.timestamp_ns) === atNs) {
     // One id stored twice at one time: a copy took a place of the newer side's limit; read it again past the hit.
-    return { hit: first, ...await bothSides(store, filter, positionOf(first), olderLimit, newerLimit, newerHi) }
+    return { hit: first, ...await bothSides(store, filter, positionOf(first), olderLimit, newerLimit) }
   }
   return { hit: first, older: sides.older, newer: sides.newer.slice(1) }
 }
@@ -148,19 +140,18 @@ async function lookup<T>(store: LogStore, base: LogFilter, eventId: string, atNs
 
 /**
  * One statement for both sides: up to `olderLimit` lines in [at - span, at) before
- * the hit, newest first, and up to `newerLimit` from the hit to `newerHi`
- * (exclusive; null: open), oldest first, in the search's order within a resource.
- * `withHit`: the newer side starts at the hit itself rather than right after it.
+ * the hit, newest first, and up to `newerLimit` in (at, at + span), oldest first, in
+ * the search's order within a resource (the span is far inside the newer side's
+ * ceiling, a day past now). `withHit`: the newer side starts at the hit itself rather
+ * than right after it.
  */
-async function bothSides(store: LogStore, filter: LogFilter, at: Position, olderLimit: number, newerLimit: number, newerHi: bigint | null, withHit = false): Promise<{ older: EventRow[]; newer: EventRow[] }> {
-  const params: QueryParams = { a_ts: at.tsNs.toString(), a_eid: at.eventId, lo: (at.tsNs - CONTEXT_SPAN_NS).toString(), ol: olderLimit, nl: newerLimit }
+async function bothSides(store: LogStore, filter: LogFilter, at: Position, olderLimit: number, newerLimit: number, withHit = false): Promise<{ older: EventRow[]; newer: EventRow[] }> {
+  const params: QueryParams = {
+    a_ts: at.tsNs.toString(), a_eid: at.eventId, lo: (at.tsNs - CONTEXT_SPAN_NS).toString(), hi: (at.tsNs + CONTEXT_SPAN_NS).toString(), ol: olderLimit, nl: newerLimit,
+  }
   const where = filterConditions(filter, params).join(' AND ')
   const olderWhere = `timestamp >= ${ns('lo')} AND timestamp <= ${ns('a_ts')} AND (timestamp < ${ns('a_ts')} OR event_id < {a_eid:String})`
-  let newerWhere = `timestamp >= ${ns('a_ts')} AND (timestamp > ${ns('a_ts')} OR event_id ${withHit ? '>=' : '>'} {a_eid:String})`
-  if (newerHi !== null) {
-    newerWhere += ` AND timestamp < ${ns('hi')}`
-    params.hi = newerHi.toString()
-  }
+  const newerWhere = `timestamp >= ${ns('a_ts')} AND (timestamp > ${ns('a_ts')} OR event_id ${withHit ? '>=' : '>'} {a_eid:String}) AND timestamp < ${ns('hi')}`
   const table = `${store.database}.logs`
   const r = await store.query<EventRow & { side: number }>(
     `SELECT * FROM (SELECT 0 AS side, ${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${olderWhere} ORDER BY timestamp DESC, event_id DESC LIMIT {ol:UInt32})
