@@ -1,12 +1,15 @@
 // The lines around a hit: the N lines before and after one event of one
-// resource, in time order. Two statements in the usual case: the event by its
-// id, then both sides at once (a UNION ALL of an hour before and an hour after
-// it, each side LIMIT N+1 for the "more" answer); one when the caller gives the
-// event's time (the console does): the newer side starts at the hit and brings
-// it as its first line. A side the hour leaves short
+// resource, in time order. One statement when the event's time is known (the
+// caller gives it, as the console does, or the id names it, as every id Lookout
+// derives does): both sides at once, a UNION ALL of an hour before and an hour
+// after it, each side LIMIT N+1 for the "more" answer, the newer side starting at
+// the hit and bringing it as its first line. Two for a sender's own id (the
+// desktop's legacy route): the event's time by its id over the whole retention
+// first. A side the hour leaves short
 // continues outward: the older one as a search page (the windowed keyset
 // search), the newer one through forward windows widening until enough.
 import type { LogStore, QueryParams } from '../ingest/index.ts'
+import { parseShownEventId } from './event-id.ts'
 import { positionOf, toEvent, type EventRow, type LogEvent } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
 import type { LogSearch } from './search.ts'
@@ -23,7 +26,7 @@ export interface ContextRequest {
   after: number
   /** Only lines of the hit's resource.service.name. */
   sameService: boolean
-  /** The event's timestamp (ns) as a search listed it, if the caller knows it; null: look over the whole retention. */
+  /** The event's timestamp (ns) as a search listed it, if the caller knows it; null: the time a derived id names, else the whole retention. */
   atNs?: bigint | null
 }
 
@@ -60,19 +63,28 @@ export async function logContext(store: LogStore, search: LogSearch, r: ContextR
   let row: EventRow | undefined
   // Both sides, when the first statement brought them with the hit.
   let sides: SidesWithHit | undefined
+  // A derived id as shown names the line's time and its stored id (event-id.ts); the time given
+  // comes first. Either is a hint: the statement checks the row.
+  const named = parseShownEventId(r.eventId)
+  const eventId = named?.storedId ?? r.eventId
+  const times = [r.atNs ?? null, named?.atNs ?? null].filter((x, i, all): x is bigint => x !== null && all.indexOf(x) === i)
+  // Over the retention (no time in the id: a sender's own), by the stored id, then as given
+  // (a sender's id that only looks derived).
+  const anyTime = named === null ? [r.eventId] : [eventId, r.eventId]
   if (r.sameService) {
-    // The same service's lines need the hit's service first: a lookup of the whole row, at the
-    // time given one granule of the primary key, else every day of the resource.
-    row = (r.atNs == null ? undefined : await lookup<EventRow>(store, base, r.eventId, r.atNs, EVENT_COLUMNS)) ?? await lookup<EventRow>(store, base, r.eventId, null, EVENT_COLUMNS)
+    // The same service's lines need the hit's service first: a lookup of the whole row, at a
+    // time known one granule of the primary key, else every day of the resource.
+    for (const at of times) if (row === undefined) row = await lookup<EventRow>(store, base, eventId, at, EVENT_COLUMNS)
+    for (const id of anyTime) if (row === undefined) row = await lookup<EventRow>(store, base, id, null, EVENT_COLUMNS)
   } else {
     // The sides need only the hit's time: the newer side starts at the hit and brings it as its
-    // first line, one statement with the time given.
-    sides = r.atNs == null ? undefined : await sidesWithHit(store, base, r.eventId, r.atNs, r.before + 1, r.after + 1)
-    if (sides?.hit === undefined) {
-      // An event id alone (a content hash, no time in it) means every day of the resource;
-      // the lookup reads the time alone (5.8 against 10.4 ms p50 for the whole row, bench/search README).
-      const found = await lookup<{ timestamp_ns: string }>(store, base, r.eventId, null, TIME_COLUMN)
-      sides = found === undefined ? undefined : await sidesWithHit(store, base, r.eventId, BigInt(found.timestamp_ns), r.before + 1, r.after + 1)
+    // first line, one statement with the time known.
+    for (const at of times) if (sides?.hit === undefined) sides = await sidesWithHit(store, base, eventId, at, r.before + 1, r.after + 1)
+    for (const id of anyTime) {
+      if (sides?.hit !== undefined) break
+      // The lookup reads the time alone (5.8 against 10.4 ms p50 for the whole row, bench/search README).
+      const found = await lookup<{ timestamp_ns: string }>(store, base, id, null, TIME_COLUMN)
+      sides = found === undefined ? undefined : await sidesWithHit(store, base, id, BigInt(found.timestamp_ns), r.before + 1, r.after + 1)
     }
     // (No hit after a found time: its day was dropped by retention in between.)
     row = sides?.hit

@@ -3,6 +3,7 @@
 import { SEARCHED_COLUMNS, severityNameOf, type RowValue, type SearchedColumn, type StoredRow } from '../ingest/index.ts'
 import { formatNs } from '../core/index.ts'
 import type { Position } from './filters.ts'
+import { shownEventId } from './event-id.ts'
 
 /** Event times that read null when the row holds none (0). */
 export const NULLABLE_EVENT_TIMES = ['observed_timestamp'] as const
@@ -44,13 +45,14 @@ export function searchKey(c: SearchedColumn): string {
   return c.kind === 'ns' ? `${c.name}_ns` : c.name
 }
 
-/** A row of the search's select list (EVENT_COLUMNS, sql.ts): the row model's searched columns. */
-export type EventRow = { [C in SearchedColumn as SearchKey<C>]: RowValue<C['kind']> }
+/** A row of the search's select list (EVENT_COLUMNS, sql.ts): the row model's searched columns, and the batch id (which tells a derived event id, event-id.ts). */
+export type EventRow = { [C in SearchedColumn as SearchKey<C>]: RowValue<C['kind']> } & { batch_id: string }
 
 /** The searched columns of a stored row (the tail's messages) as search returns them. */
 export function eventRowOf(r: StoredRow): EventRow {
   const out: Record<string, unknown> = {}
   for (const c of SEARCHED_COLUMNS) out[searchKey(c)] = r[c.name]
+  out.batch_id = r.batch_id
   return out as EventRow
 }
 
@@ -65,7 +67,7 @@ void EVENT_FOLLOWS_MODEL
 export function toEvent(r: EventRow): LogEvent {
   const sev = Number(r.severity_number)
   return {
-    event_id: r.event_id,
+    event_id: shownEventId(r.event_id, r.batch_id, r.timestamp_ns),
     resource_id: r.resource_id,
     timestamp: formatNs(BigInt(r.timestamp_ns)),
     observed_timestamp: r.observed_timestamp_ns === '0' ? null : formatNs(BigInt(r.observed_timestamp_ns)),
@@ -85,6 +87,7 @@ export function toEvent(r: EventRow): LogEvent {
   }
 }
 
+/** The row's place in the order, by its stored id. */
 export function positionOf(r: EventRow): Position {
   return { tsNs: BigInt(r.timestamp_ns), eventId: r.event_id, resourceId: r.resource_id }
 }

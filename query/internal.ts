@@ -4,6 +4,7 @@
 export * from './index.ts'
 export type { Position } from './filters.ts'
 export { tokensOf, matchesText } from './text.ts'
+export { parseShownEventId, shownEventId } from './event-id.ts'
 export { matchesAttrs } from './attrs.ts'
 export type { AttrMatch } from './attrs.ts'
 export { windowQuery, filterConditions, EVENT_COLUMNS, CACHED } from './sql.ts'

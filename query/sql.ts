@@ -22,9 +22,14 @@ export interface BuiltQuery {
   params: QueryParams
 }
 
-/** Columns of a returned event (the row model's searched ones); timestamps leave as nanosecond integers in text, so no precision is lost. */
+/**
+ * Columns of a returned event (the row model's searched ones, and the batch id that
+ * tells a derived event id: event-id.ts); timestamps leave as nanosecond integers in
+ * text, so no precision is lost.
+ */
 export const EVENT_COLUMNS = SEARCHED_COLUMNS
   .map((c) => (c.kind === 'ns' ? `toString(toUnixTimestamp64Nano(${c.name})) AS ${searchKey(c)}` : c.name))
+  .concat('batch_id')
   .join(', ')
 
 const ORDER = 'ORDER BY timestamp DESC, event_id DESC, resource_id DESC'

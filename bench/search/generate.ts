@@ -19,6 +19,16 @@ export const RARE_TOKENS = 200
 
 const COLUMNS = 'workspace_id, resource_id, timestamp, observed_timestamp, received_at, batch_id, event_id, severity_number, severity_text, message, source, attributes, resource_attributes, scope_name, scope_version, trace_id, span_id, flags'
 
+/**
+ * Resources whose lines carry a sender's own id (as the desktop's legacy route
+ * stores them), the last ones of the set; every other line has the id Lookout
+ * derives (ingest/rows/event-id.ts: its request's base, which its batch id starts
+ * with, then its place in the request; a request is 1,000 lines here).
+ */
+export function senderIdResources(s: Shape): number {
+  return Math.min(5, Math.floor(s.resources / 10))
+}
+
 /** The statement loading rows [offset, offset + count) of the set into `table`. */
 export function insertSelect(table: string, s: Shape, offset: number, count: number, workspaceId: string, resourceIds: readonly string[]): { sql: string; params: Record<string, unknown> } {
   const spanNs = BigInt(s.days) * 86_400n * 1_000_000_000n
@@ -29,8 +39,8 @@ export function insertSelect(table: string, s: Shape, offset: number, count: num
   fromUnixTimestamp64Nano(toInt64({start:Int64} + intDiv(toInt128(number) * {span:Int64}, {total:UInt64}) + (h % 1000000))) AS ts,
   ts,
   ts + toIntervalMillisecond(50 + h % 200),
-  concat('bench', toString(intDiv(number, 1000))),
-  lower(hex(MD5(toString(number)))),
+  concat(b, '00000000'),
+  if(r >= {derived:UInt32}, lower(hex(MD5(toString(number)))), concat(b, leftPad(lower(hex(toUInt32(number % 1000))), 8, '0'))),
   multiIf(s < 600, 9, s < 800, 5, s < 900, 13, s < 970, 1, s < 995, 17, 21),
   multiIf(s < 600, 'INFO', s < 800, 'DEBUG', s < 900, 'WARN', s < 970, 'TRACE', s < 995, 'ERROR', 'FATAL'),
   multiIf(
@@ -49,11 +59,12 @@ export function insertSelect(table: string, s: Shape, offset: number, count: num
   if(h % 10 < 7, lower(hex(MD5(concat(toString(r), '-', toString(intDiv(number, 500)))))), ''),
   substring(lower(hex(MD5(concat('s', toString(number))))), 1, 16),
   0
-FROM (SELECT number, number % {resources:UInt32} AS r, cityHash64(number) AS h, h % 1000 AS s, intDiv(h, 1000) % 100 AS m
+FROM (SELECT number, number % {resources:UInt32} AS r, cityHash64(number) AS h, h % 1000 AS s, intDiv(h, 1000) % 100 AS m,
+        substring(lower(hex(MD5(toString(intDiv(number, 1000))))), 1, 24) AS b
       FROM numbers({offset:UInt64}, {count:UInt64}))`,
     params: {
       ws: workspaceId, rids: resourceIds, start: (s.endNs - spanNs).toString(), span: spanNs.toString(), total: s.rows,
-      resources: s.resources, offset, count,
+      resources: s.resources, offset, count, derived: s.resources - senderIdResources(s),
     },
   }
 }

@@ -10,9 +10,10 @@ import { Pool } from 'undici'
 import { loadConfig, startLookout } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
 import type { QueryParams, QueryResult } from '../../ingest/index.ts'
+import { shownEventId } from '../../query/internal.ts'
 import { formatNs } from '../../core/index.ts'
 import { summarize } from '../lib/stats.ts'
-import { insertSelect, rareLine, traceOf, RARE_EVERY, type Shape } from './generate.ts'
+import { insertSelect, rareLine, senderIdResources, traceOf, RARE_EVERY, type Shape } from './generate.ts'
 import { withoutCache } from './baseline.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000_000)
@@ -37,11 +38,13 @@ const load1 = () => loadavg().map((x) => x.toFixed(2)).join(' ')
 const keptDir = process.env.BENCH_DATA_DIR
 const dataDir = keptDir ?? mkdtempSync(join(tmpdir(), 'lookout-search-bench-'))
 if (keptDir !== undefined) mkdirSync(keptDir, { recursive: true })
-interface Kept { rows: number; resources: number; days: number; endNs: string; ws: string; token: string; rids: string[] }
+// ids 'derived': the set's lines have derived event ids (generate.ts) but on the last resources; a set from before has none.
+interface Kept { rows: number; resources: number; days: number; endNs: string; ws: string; token: string; rids: string[]; ids?: 'derived' }
 const metaPath = join(dataDir, 'bench.json')
 const kept = existsSync(metaPath) ? JSON.parse(readFileSync(metaPath, 'utf8')) as Kept : null
 const reuse = kept !== null && kept.rows === ROWS && kept.resources === RESOURCES && kept.days === DAYS
 if (kept !== null && !reuse) throw new Error(`${dataDir} holds another set (${kept.rows} rows, ${kept.resources} resources, ${kept.days} days): use another BENCH_DATA_DIR`)
+if (reuse && kept.ids !== 'derived') throw new Error(`${dataDir} holds a set from before its lines had derived event ids: use another BENCH_DATA_DIR`)
 // BENCH_CLOCK=set on a kept set: this process's clock (Date.now, which the search's windows
 // read) runs as if the set's newest line were a minute old, as on a fresh set, so the
 // newest-lines shapes start with a full first window instead of an empty one.
@@ -115,7 +118,7 @@ if (reuse) {
 } else {
   out(`generating ${ROWS.toLocaleString('en')} lines over ${RESOURCES} resources and ${DAYS} days into ${db}.logs (text index on lower(message) and on attribute values)...`)
   loaded = await load(`${db}.logs`)
-  if (keptDir !== undefined) writeFileSync(metaPath, JSON.stringify({ rows: ROWS, resources: RESOURCES, days: DAYS, endNs: shape.endNs.toString(), ws, token, rids } satisfies Kept))
+  if (keptDir !== undefined) writeFileSync(metaPath, JSON.stringify({ rows: ROWS, resources: RESOURCES, days: DAYS, endNs: shape.endNs.toString(), ws, token, rids, ids: 'derived' } satisfies Kept))
   out(`  loaded in ${loaded.wall.toFixed(1)} s, ${loaded.cpu.toFixed(1)} CPU s (${Math.round(ROWS / loaded.wall).toLocaleString('en')} rows/s); ${await tableFacts('logs')}`)
 }
 
@@ -156,12 +159,22 @@ const isoOf = (ns: bigint) => new Date(Number(ns / 1_000_000n)).toISOString()
 const dayAgo = shape.endNs - 86_400n * 1_000_000_000n
 const rareCount = Math.floor(ROWS / RARE_EVERY)
 // Issue 34's shapes need real attribute values and event ids: a spread sample of the set.
-const sample = (await store.query<{ rid: string; eid: string; user: string; ts: string }>(
+// Derived ids (the resources before the last few), as the routes show them.
+const sample = (await store.query<{ rid: string; eid: string; batch: string; user: string; ts: string }>(
   // The key as a parameter, as the routes pass it: a literal key fails on a kept set whose TTL drop left an empty wide part (README, 2026-11-27 22:00).
-  `SELECT toString(resource_id) AS rid, event_id AS eid, attributes[{k:String}] AS user, toString(toUnixTimestamp64Nano(timestamp)) AS ts FROM ${db}.logs
-   WHERE workspace_id = {ws:UUID} AND cityHash64(event_id) % {m:UInt64} = 7 LIMIT {n:UInt32}`, { ws, k: 'user.id', m: Math.max(1, Math.floor(ROWS / (RUNS * 4))), n: RUNS * 2 })).rows
+  `SELECT toString(resource_id) AS rid, event_id AS eid, batch_id AS batch, attributes[{k:String}] AS user, toString(toUnixTimestamp64Nano(timestamp)) AS ts FROM ${db}.logs
+   WHERE workspace_id = {ws:UUID} AND cityHash64(event_id) % {m:UInt64} = 7 AND resource_id NOT IN {senders:Array(UUID)} LIMIT {n:UInt32}`,
+  { ws, k: 'user.id', m: Math.max(1, Math.floor(ROWS / (RUNS * 4))), n: RUNS * 2, senders: rids.slice(RESOURCES - senderIdResources(shape)) })).rows
+  .map((x) => ({ ...x, eid: shownEventId(x.eid, x.batch, x.ts) }))
 if (sample.length === 0) throw new Error('no sample rows for the attribute and context shapes')
+if (!sample.every((x) => x.eid.length === 48)) throw new Error('the set\'s derived ids are not recognised as such (generate.ts)')
 const pick = (i: number) => sample[i % sample.length] as (typeof sample)[number]
+// Lines of the resources whose ids are a sender's own (generate.ts), for context by such an id.
+const senderSample = (await store.query<{ rid: string; eid: string }>(
+  `SELECT toString(resource_id) AS rid, event_id AS eid FROM ${db}.logs
+   WHERE workspace_id = {ws:UUID} AND resource_id IN {rids:Array(UUID)} AND cityHash64(event_id) % {m:UInt64} = 7 LIMIT {n:UInt32}`,
+  { ws, rids: rids.slice(RESOURCES - senderIdResources(shape)), m: Math.max(1, Math.floor(ROWS / (RUNS * 40))), n: RUNS })).rows
+const pickSender = (i: number) => senderSample[i % senderSample.length] as (typeof senderSample)[number]
 // The context shape with the event's time takes the other half of the sample, so neither warms the other's blocks.
 const pickOther = (i: number) => pick(i + RUNS)
 const wide = `/v1/workspaces/${ws}/logs`
@@ -205,6 +218,12 @@ const scenarios: { name: string; path: (i: number) => string; scope: number }[] 
   {
     name: 'context, 50 before and 50 after',
     path: (i) => `/v1/workspaces/${ws}/resources/${pick(i).rid}/logs/${pick(i).eid}/context?before=50&after=50`,
+    scope: ROWS / RESOURCES,
+  },
+  {
+    // An id without its time (the desktop's legacy route stores the sender's): the lookup over the retention first.
+    name: 'context, 50 each side, a sender\'s own id',
+    path: (i) => `/v1/workspaces/${ws}/resources/${pickSender(i).rid}/logs/${pickSender(i).eid}/context?before=50&after=50`,
     scope: ROWS / RESOURCES,
   },
   {

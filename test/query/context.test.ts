@@ -1,12 +1,13 @@
 // The lines around a hit (GET …/logs/{event_id}/context) through the real
 // routes: neighbours in time order as the search orders them, the edges of the
 // data (first and last line), paging outward, ties, the same service only,
-// another resource's lines never mixed in, and the limits; then the two-statement
-// strategy (the hit, then an hour each side in one UNION ALL) against one ORDER BY,
-// with lines on and around the hour's edges.
+// another resource's lines never mixed in, and the limits; then the statements
+// (the hit's time from the caller or the id, else by the id over the retention;
+// then an hour each side in one UNION ALL) against one ORDER BY, with lines on
+// and around the hour's edges.
 import t from 'tap'
 import { SCOPES } from '../../workspace/index.ts'
-import { LogSearch, logContext } from '../../query/internal.ts'
+import { LogSearch, logContext, parseShownEventId } from '../../query/internal.ts'
 import { recordingStore } from '../helpers/recording-store.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
 
@@ -168,7 +169,7 @@ t.test('both sides in one statement: lines on the hour\'s edges, against one ORD
   statements.length = 0
   const dense = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[mid] as string, before: 4, after: 4, sameService: false })
   t.equal(dense?.before.length, 4)
-  t.equal(statements.length, 2, 'the hit\'s time, then both sides in one statement when the hour holds enough on each side')
+  t.equal(statements.length, 2, 'a sender\'s id (no time in it): the hit\'s time, then both sides in one statement when the hour holds enough on each side')
   t.match(statements[0], /event_id = \{eid:String\}[\s\S]*SETTINGS [^\n]*use_skip_indexes_on_data_read = 0, use_top_k_dynamic_filtering = 0/, 'the hit\'s granules are chosen by the bloom filter up front, and read without the dynamic top-N filter')
   t.match(statements[0], /^SELECT toString\(toUnixTimestamp64Nano\(timestamp\)\) AS timestamp_ns FROM/, 'the lookup reads the time alone')
   t.match(statements[1], /event_id >= \{a_eid:String\}/, 'the sides bring the hit')
@@ -188,7 +189,7 @@ t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong
   t.same(bad.body.detail[0].loc, ['query', 'at'])
   // The statements: both sides with the hit as the newer side's first line, in one.
   const store = lk.lookout.store
-  const { store: counting, sqls: statements } = recordingStore(store)
+  const { store: counting, sqls: statements, params: queryParams } = recordingStore(store)
   const search = new LogSearch({ store: counting })
   const atNs = timeNs(order[at].timestamp)
   const c = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs })
@@ -197,15 +198,44 @@ t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong
   t.equal(statements.length, 1, 'one statement: both sides, the newer one from the hit')
   t.match(statements[0], /event_id >= \{a_eid:String\}/)
   statements.length = 0
-  await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs: atNs + 1n })
-  t.equal(statements.length, 3, 'a miss at the time given, the lookup over the retention, both sides')
-  t.notMatch(statements[1], /\{at:Int64\}/)
+  queryParams.length = 0
+  const wrong = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs: atNs + 1n })
+  t.same(wrong, c, 'a wrong time given: the same answer')
+  t.equal(statements.length, 2, 'a miss at the time given, then both sides at the time the id names')
+  t.equal(queryParams[1]?.a_ts, atNs.toString())
   // The same service's lines need the hit's service first: the lookup at that instant (a primary-key point), then both sides.
   statements.length = 0
   const same = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: true, atNs })
   t.same(same, await logContext(store, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: true }), 'the same answer as without the time')
   t.equal(statements.length, 2, 'the lookup at the time given, then both sides')
   t.match(statements[0], /timestamp = fromUnixTimestamp64Nano\(\{at:Int64\}\)/)
+  // Every id Lookout derives (these lines came through OTLP) names its line's time: no time
+  // given, still one statement.
+  t.equal(parseShownEventId(ids[at])?.atNs, atNs, 'the id names the line\'s time')
+  statements.length = 0
+  const named = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false })
+  t.same(named, c, 'the same answer from the id alone')
+  t.equal(statements.length, 1, 'one statement from the id alone')
+  t.match(statements[0], /event_id >= \{a_eid:String\}/)
+})
+
+t.test('a sender\'s id of the shown derived form: still found, over the retention', async (t) => {
+  const store = lk.lookout.store
+  const mimic = await lk.resource('ctx-mimic')
+  const B = baseNs + 13n * S
+  // Three lines a second apart, the middle one under an id of the derived form naming a time an hour off.
+  const fake = (B + 3_600n * S).toString(16).padStart(16, '0') + '0123456789abcdef0123456700000000'
+  await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message)
+    SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), x.2, 9, '', x.2
+    FROM (SELECT arrayJoin(arrayZip({ts:Array(String)}, {id:Array(String)})) AS x)`, { ws, rid: mimic, ts: [B - S, B, B + S].map(String), id: ['before', fake, 'after'] })
+  const { store: counting, sqls: statements, params: queryParams } = recordingStore(store)
+  const c = await logContext(counting, new LogSearch({ store: counting }), { workspaceId: ws, resourceId: mimic, eventId: fake, before: 1, after: 1, sameService: false })
+  t.equal(c?.event.event_id, fake)
+  t.same([c?.before.map((e) => e.message), c?.after.map((e) => e.message)], [['before'], ['after']])
+  t.match(statements[0], /event_id >= \{a_eid:String\}/, 'first the sides at the time the id names: a miss')
+  const lookups = statements.map((sql, i) => [sql, queryParams[i]] as const).filter(([sql]) => /^SELECT toString\(toUnixTimestamp64Nano\(timestamp\)\) AS timestamp_ns FROM[^]*event_id = \{eid:String\}/.test(sql))
+  t.same(lookups.map(([, p]) => p?.eid), [fake.slice(16), fake], 'then over the retention: by the stored id the form names (none), then by the id as given')
+  t.ok(lookups.every(([sql]) => !sql.includes('{at:Int64}')), 'over the retention')
 })
 
 t.test('an event stored twice at one time, its time given: the copy is not a line after it', async (t) => {

@@ -4,6 +4,7 @@
 import t from 'tap'
 import { createToken, createWorkspace } from '../../workspace/index.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
+import { parseShownEventId } from '../../query/internal.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -185,7 +186,8 @@ t.test('every ingested field comes back, nanoseconds intact', async (t) => {
     resource_id: rf, severity: 'ERROR', severity_text: 'ERROR', severity_number: 17, message: 'Connection refused to db-1:5432',
     trace_id: T1, span_id: '', source: '', attributes: { n: '2' }, resource_attributes: {}, scope_name: '', flags: 0,
   })
-  t.match(two.event_id, /^[0-9a-f]{32}$/)
+  t.match(two.event_id, /^[0-9a-f]{48}$/, 'a derived id: time, request, record')
+  t.equal(parseShownEventId(precise.event_id as string)?.atNs, preciseNs, 'its first 16 digits are the line\'s time')
   t.match(two.received_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/)
   const stored = (await lk.rows(rf)).find((row) => row.message === 'precise') as Record<string, unknown>
   t.equal(String(stored.ts_ns), preciseNs.toString(), 'stored to the nanosecond')

@@ -106,7 +106,7 @@ t.test('lines stream as they are acknowledged, filtered, with every field', asyn
   t.same(messages(tail.events), ['disk almost full', 'Disk failed', 'marker disk'])
   const first = tail.events[0] as SseEvent
   t.match(first.data, { resource_id: ra, severity: 'WARN', severity_number: 13, attributes: { mount: '/var' } })
-  t.match(first.data.event_id, /^[0-9a-f]{32}$/)
+  t.match(first.data.event_id, /^[0-9a-f]{48}$/)
   t.match((tail.events[1] as SseEvent).data.timestamp, /\.123456789Z$/, 'nanoseconds intact')
   t.match(first.id, /^[0-9a-f]{12}\.\d+\.\d+\.\d+$/)
   await tail.close()
