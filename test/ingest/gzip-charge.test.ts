@@ -6,6 +6,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
+import { Readable } from 'node:stream'
 import { Agent, request } from 'undici'
 import { startTestLookout } from '../helpers/lookout.ts'
 
@@ -40,8 +41,27 @@ t.test(`${REQUESTS} concurrent gzip bodies: refused by the in-flight budget, nev
   const rid = await lk.resource('gzip-charge')
   const url = `${lk.url}/v1/workspaces/${lk.workspaceId}/resources/${rid}/logs`
   const headers = { authorization: `Bearer ${lk.token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' }
-    const sent = await Promise.all(bodies.map((body) => request(url, { method: 'POST', headers, body, dispatcher: agent })
-    .then(async (res) => ({ status: res.statusCode, retryAfter: res.headers['retry-after'], body: await res.body.text() }))))
+  // Every body but its last byte goes out first; the last bytes then go together, so the bodies
+  // complete at once and are charged before the one decode worker gets through many of them
+  // (sent unheld, a slow machine could let each decode finish before the next body arrived,
+  // and nothing was refused: CI, 2026-11-28).
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  let held = 0
+  async function* lastByteHeld(body: Buffer): AsyncGenerator<Buffer> {
+    yield body.subarray(0, body.byteLength - 1)
+    held++
+    await gate
+    yield body.subarray(body.byteLength - 1)
+  }
+  const pending = bodies.map((body) => request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.byteLength) }, body: Readable.from(lastByteHeld(body)), dispatcher: agent })
+    .then(async (res) => ({ status: res.statusCode, retryAfter: res.headers['retry-after'], body: await res.body.text() })))
+  for (let i = 0; i < 600 && held < REQUESTS; i++) await new Promise((r) => setTimeout(r, 50))
+  t.equal(held, REQUESTS, 'every body sent but its last byte')
+  // Time for the server to take every request's headers (authentication) before the bodies end.
+  await new Promise((r) => setTimeout(r, 500))
+  release()
+  const sent = await Promise.all(pending)
   const statuses: Record<string, number> = {}
   for (const s of sent) statuses[s.status] = (statuses[s.status] ?? 0) + 1
   t.comment(`statuses: ${JSON.stringify(statuses)}`)
