@@ -107,7 +107,7 @@ export const CLOUD_CONTEXT_QUERY = {
     before: { type: 'integer', minimum: 0, maximum: 200, default: 20, description: 'lines before the event, at most' },
     after: { type: 'integer', minimum: 0, maximum: 200, default: 20, description: 'lines after the event, at most' },
     same_service: { type: 'boolean', default: false, description: 'only lines with the event\'s resource.service.name' },
-    at: { ...DATE_TIME, description: 'the event\'s timestamp as a search listed it (optional): the event is looked up at that time, and over the whole retention only when it is not there' },
+    at: { ...DATE_TIME, description: 'the event\'s timestamp as a search listed it (optional; an id Lookout derived names it already): the event is looked up at that time, and over the whole retention only when it is not there' },
   },
 } as const
 
@@ -115,7 +115,7 @@ export const CONTEXT_PARAMS = {
   type: 'object',
   additionalProperties: false,
   required: ['workspace_id', 'resource_id', 'event_id'],
-  properties: { workspace_id: UUID, resource_id: UUID, event_id: { type: 'string', minLength: 1, maxLength: 512 } },
+  properties: { workspace_id: UUID, resource_id: UUID, event_id: { type: 'string', minLength: 1, maxLength: 512, description: 'the event\'s id as a search listed it: the sender\'s own, or one Lookout derived (48 hex digits, the first 16 its time)' } },
 } as const
 
 const FACETS_PROPERTIES = {
