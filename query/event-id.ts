@@ -8,9 +8,9 @@ import { isDerivedEventId } from '../ingest/index.ts'
 const SHOWN = /^[0-9a-f]{48}$/
 
 /** The id a route shows for a stored row. */
-export function shownEventId(eventId: string, batchId: string, timestampNs: string): string {
+export function shownEventId(eventId: string, batchId: string, timestampNs: bigint): string {
   if (!isDerivedEventId(eventId, batchId)) return eventId
-  return BigInt.asUintN(64, BigInt(timestampNs)).toString(16).padStart(16, '0') + eventId
+  return BigInt.asUintN(64, timestampNs).toString(16).padStart(16, '0') + eventId
 }
 
 /**

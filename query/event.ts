@@ -66,10 +66,11 @@ void EVENT_FOLLOWS_MODEL
 
 export function toEvent(r: EventRow): LogEvent {
   const sev = Number(r.severity_number)
+  const ts = BigInt(r.timestamp_ns)
   return {
-    event_id: shownEventId(r.event_id, r.batch_id, r.timestamp_ns),
+    event_id: shownEventId(r.event_id, r.batch_id, ts),
     resource_id: r.resource_id,
-    timestamp: formatNs(BigInt(r.timestamp_ns)),
+    timestamp: formatNs(ts),
     observed_timestamp: r.observed_timestamp_ns === '0' ? null : formatNs(BigInt(r.observed_timestamp_ns)),
     received_at: formatNs(BigInt(r.received_at_ns)),
     severity: severityNameOf(sev),

@@ -165,7 +165,7 @@ const sample = (await store.query<{ rid: string; eid: string; batch: string; use
   `SELECT toString(resource_id) AS rid, event_id AS eid, batch_id AS batch, attributes[{k:String}] AS user, toString(toUnixTimestamp64Nano(timestamp)) AS ts FROM ${db}.logs
    WHERE workspace_id = {ws:UUID} AND cityHash64(event_id) % {m:UInt64} = 7 AND resource_id NOT IN {senders:Array(UUID)} LIMIT {n:UInt32}`,
   { ws, k: 'user.id', m: Math.max(1, Math.floor(ROWS / (RUNS * 4))), n: RUNS * 2, senders: rids.slice(RESOURCES - senderIdResources(shape)) })).rows
-  .map((x) => ({ ...x, eid: shownEventId(x.eid, x.batch, x.ts) }))
+  .map((x) => ({ ...x, eid: shownEventId(x.eid, x.batch, BigInt(x.ts)) }))
 if (sample.length === 0) throw new Error('no sample rows for the attribute and context shapes')
 if (!sample.every((x) => x.eid.length === 48)) throw new Error('the set\'s derived ids are not recognised as such (generate.ts)')
 const pick = (i: number) => sample[i % sample.length] as (typeof sample)[number]
