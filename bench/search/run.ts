@@ -1,8 +1,8 @@
 // Log search at scale: 20 million generated lines over 50 resources and 7 days
-// in the embedded engine, five query shapes through the HTTP routes, each
+// in the embedded engine, the query shapes through the HTTP routes, each
 // against the same SQL straight through the store in the same run; then the
-// message index choice (text vs tokenbf vs none) by load cost and rare-term
-// speed. See README.md.
+// newest page on a merged day and the message index choice (text vs tokenbf vs
+// none) by load cost and rare-term speed. See README.md.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +15,8 @@ import { formatNs } from '../../core/index.ts'
 import { summarize } from '../lib/stats.ts'
 import { insertSelect, rareLine, senderIdResources, traceOf, RARE_EVERY, type Shape } from './generate.ts'
 import { withoutCache } from './baseline.ts'
+import { indexChoice } from './index-choice.ts'
+import { mergedDay } from './merged-day.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000_000)
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 50)
@@ -316,6 +318,8 @@ if (wanted('paging')) {
   const deep = walks.map((w) => w[w.length - 1] as Hit)
   report(`paging, page ${PAGES} alone`, deepH, deepR, deep.map((x) => x.ms), deep.map((x) => x.rowsRead), ROWS / RESOURCES, deep.map((x) => x.statements.length))
 }
+// The route's statements for the newest page across resources, for the merged day below.
+const newestStatements = (await http(`${wide}?limit=100`)).statements
 await pool.close()
 store.query = storeQuery as typeof store.query
 // What the block cache holds after the shapes (engine-settings.ts bounds it), and this process's memory.
@@ -360,46 +364,13 @@ if (wanted('tail')) {
   out(`live tail, ${RUNS} lines: on the stream after the ingest acknowledgement p50 ${s.p50.toFixed(1)} ms, p95 ${p95(lat).toFixed(1)} ms, max ${s.max.toFixed(1)} ms (negative: the line arrived before the HTTP response; NaN: never)`)
 }
 
-// The message index, by measurement: load cost and rare-term speed of each choice.
-if (COMPARE) {
-  out('')
-  out('message index choice: the same rows into tables differing only in their search indexes; rare term across all resources, message only, SQL straight in chdb:')
-  const variants = [
-    { name: 'none', index: '', predicate: 'positionCaseInsensitive(message, {tok:String}) > 0' },
-    { name: 'tokenbf_v1(32768, 3, 0) on lower(message)', index: 'INDEX idx_message lower(message) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 1', predicate: 'hasToken(lower(message), {tok:String})' },
-    { name: 'text on lower(message) only', index: "INDEX idx_message lower(message) TYPE text(tokenizer = 'splitByNonAlpha')", predicate: 'hasToken(lower(message), {tok:String})' },
-  ]
-  const rows: string[] = []
-  const runQuery = async (table: string, predicate: string, i: number) => {
-    const tok = rareLine(i % rareCount, shape).token
-    const t0 = performance.now()
-    const r = await storeQuery(`SELECT event_id, message FROM ${table} WHERE workspace_id = {ws:UUID} AND ${predicate} ORDER BY timestamp DESC, event_id DESC, resource_id DESC LIMIT 100`, { ws, tok })
-    return { ms: performance.now() - t0, read: r.rowsRead }
-  }
-  const measure = async (name: string, table: string, predicate: string, cost: { wall: number; cpu: number }, facts: string, runs: number) => {
-    const t: number[] = []
-    const read: number[] = []
-    for (let i = 0; i < runs; i++) {
-      const x = await runQuery(table, predicate, i)
-      t.push(x.ms)
-      read.push(x.read)
-    }
-    rows.push(`${name.padEnd(44)} load ${cost.wall.toFixed(1).padStart(6)} s wall, ${cost.cpu.toFixed(1).padStart(6)} CPU s (${(cost.cpu / loaded.cpu).toFixed(2)}x product)  rare term (${runs} runs) p50 ${ms(summarize(t).p50)} p95 ${ms(p95(t))} ms  rows read ${Math.round(summarize(read).p50)}  ${facts}`)
-  }
-  for (const v of variants) {
-    const table = `${db}.bench_${v.name.replace(/[^a-z0-9]+/gi, '_').slice(0, 20)}`
-    await store.command(`CREATE TABLE ${table} AS ${db}.logs`)
-    // Same columns and order as the product table; only the search indexes differ.
-    await store.command(`ALTER TABLE ${table} DROP INDEX idx_message`)
-    await store.command(`ALTER TABLE ${table} DROP INDEX idx_attr_values`)
-    if (v.index !== '') await store.command(`ALTER TABLE ${table} ADD ${v.index}`)
-    const cost = await load(table)
-    await measure(v.name, table, v.predicate, cost, await tableFacts(table.split('.')[1] as string), v.index === '' ? 3 : Math.min(RUNS, 20))
-    await store.command(`DROP TABLE ${table} SYNC`)
-  }
-  await measure('product: text on message + attribute values', `${db}.logs`, 'hasToken(lower(message), {tok:String})', loaded, await tableFacts('logs'), Math.min(RUNS, 20))
-  for (const r of rows) out(r)
+// The newest page across resources on a merged day (merged-day.ts); BENCH_MERGED=0 leaves it out.
+if ((process.env.BENCH_MERGED ?? '1') !== '0') {
+  await mergedDay(store, db, newestStatements, RUNS, out)
 }
+
+// The message index, by measurement: load cost and rare-term speed of each choice (index-choice.ts).
+if (COMPARE) await indexChoice({ store, db, ws, shape, runs: RUNS, product: loaded, load, tableFacts, out })
 
 out('')
 out(`machine: load average ${load1()} at the end`)

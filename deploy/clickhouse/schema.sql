@@ -68,4 +68,8 @@ INSERT INTO lookout.schema_migrations (version, name) VALUES (6, 'bloom filter o
 
 INSERT INTO lookout.schema_migrations (version, name) VALUES (7, 'finer granules');
 
+ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY SETTING min_compress_block_size = 4096;
+
+INSERT INTO lookout.schema_migrations (version, name) VALUES (8, 'small compressed blocks');
+
 ALTER TABLE lookout.logs_local ON CLUSTER 'lookout' MODIFY TTL toDateTime(timestamp) + INTERVAL 7 DAY SETTINGS materialize_ttl_after_modify = 0;

@@ -32,12 +32,13 @@ t.test('a data directory from before migration 3 loses the batch id filter, gets
   await store.command(`ALTER TABLE ${db}.logs ADD INDEX idx_batch_id batch_id TYPE bloom_filter(0.01) GRANULARITY 1`)
   await store.command(`ALTER TABLE ${db}.schema_migrations DELETE WHERE version >= 3 SETTINGS mutations_sync = 1`)
   t.ok((await indexes()).includes('idx_batch_id'))
-  t.equal(await migrateLogStore(store, { retentionDays: 3 }), 5, 'migrations 3 to 7 applied at start')
+  t.equal(await migrateLogStore(store, { retentionDays: 3 }), 6, 'migrations 3 to 8 applied at start')
   t.notOk((await indexes()).includes('idx_batch_id'), 'the filter is gone')
   t.same((await lk.rows(rid)).map((r) => r.event_id), ['upgrade-1'], 'the rows stay')
   const ddl = (await store.query<{ statement: string }>(`SHOW CREATE TABLE ${db}.logs`)).rows[0]?.statement ?? ''
   t.match(ddl, /min_bytes_for_wide_part = 268435456/, 'inserts are written as compact parts')
   t.match(ddl, /merge_selector_base = 10/, 'merges wait for ten parts of a size')
+  t.match(ddl, /min_compress_block_size = 4096/, 'columns are compressed in small blocks')
   t.equal(await migrateLogStore(store, { retentionDays: 3 }), 0, 'and it is recorded')
 })
 
