@@ -4,7 +4,8 @@
 // (8 hex digits). A sender's own id (the legacy route) cannot start with that base:
 // the base is a hash of the body that holds the id.
 
-const BASE_DIGITS = 24
+/** Hex digits of a request's base id: a derived event id's first part and its batch id's. */
+export const BASE_DIGITS = 24
 
 /** Whether `eventId` is one the writer derived for a row of batch `batchId`. */
 export function isDerivedEventId(eventId: string, batchId: string): boolean {

@@ -8,6 +8,7 @@ import { NativeSink, stringEnd, uuidBytes } from './native-bytes.ts'
 import { releaseColumns, takeColumns, type Columns, type Ints } from './row-columns.ts'
 import { BlockDictionary, writeBlockStart, writeColumnHead, writeLowCardinality, writeLowCardinalityPrefix } from './native-rows.ts'
 import type { RowFields } from './row-fields.ts'
+import { BASE_DIGITS } from './event-id.ts'
 
 /** Where one chunk (one broker message) sits in a writer's buffer. */
 export interface ChunkSpan {
@@ -25,7 +26,7 @@ export interface PackedRows {
   spans: ChunkSpan[]
 }
 
-const BASE_ID = /^[0-9a-f]{24}$/
+const BASE_ID = new RegExp(`^[0-9a-f]{${BASE_DIGITS}}$`)
 // Bytes per row beyond the variable ones: two UUIDs, three times, two 33-byte ids,
 // severity, flags, four dictionary indexes, two map offsets.
 const FIXED_ROW_BYTES = 16 + 16 + 8 + 8 + 8 + 33 + 33 + 1 + 4 + 4 + 16
@@ -227,7 +228,7 @@ export class RowWriter {
    */
   finish(baseId = this.baseId): PackedRows {
     if (this.#finished) throw new Error('the writer is finished')
-    if (baseId !== this.baseId && !BASE_ID.test(baseId)) throw new Error('a base id is 24 lowercase hex digits')
+    if (baseId !== this.baseId && !BASE_ID.test(baseId)) throw new Error(`a base id is ${BASE_DIGITS} lowercase hex digits`)
     this.baseId = baseId
     const ends = this.#chunks.slice(1)
     ends.push(this.#position())
