@@ -12,7 +12,7 @@ import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../.
 import type { QueryParams, QueryResult } from '../../ingest/index.ts'
 import { shownEventId } from '../../query/internal.ts'
 import { formatNs } from '../../core/index.ts'
-import { summarize } from '../lib/stats.ts'
+import { percentile, summarize } from '../lib/stats.ts'
 import { insertSelect, rareLine, senderIdResources, traceOf, RARE_EVERY, type Shape } from './generate.ts'
 import { withoutCache } from './baseline.ts'
 import { indexChoice } from './index-choice.ts'
@@ -102,10 +102,7 @@ async function tableFacts(table: string): Promise<string> {
 }
 
 /** Nearest-rank 95th percentile. */
-function p95(values: readonly number[]): number {
-  const v = [...values].sort((a, b) => a - b)
-  return v[Math.max(0, Math.ceil(0.95 * v.length) - 1)] as number
-}
+const p95 = (values: readonly number[]) => percentile(values, 95)
 
 out(`machine: load average ${load1()} at start (the figures below are only as quiet as the machine)`)
 let loaded: { wall: number; cpu: number }
