@@ -1,7 +1,7 @@
 // The SQL of one search window. The text is fixed per filter shape; every
 // value a caller gave travels as a bound parameter ({name:Type}), never in
 // the SQL text.
-import { SEARCHED_COLUMNS, type QueryParams } from '../ingest/index.ts'
+import { INDEX_GRANULARITY, SEARCHED_COLUMNS, type QueryParams } from '../ingest/index.ts'
 import { searchKey } from './event.ts'
 import type { LogFilter, Position } from './filters.ts'
 import { indexTokens, type SearchTerm } from './text.ts'
@@ -64,6 +64,12 @@ const UP_FRONT = 'use_skip_indexes_on_data_read = 0, use_top_k_dynamic_filtering
 // refresh reads the same newest blocks again (query/README.md, "Block cache").
 // ClickHouse skips the cache for a statement reading over 1M rows.
 export const CACHED = 'use_uncompressed_cache = 1'
+// A read of a few granules of one part is split between threads: with the
+// engine's thresholds (160k rows, 240 MiB) the newest page across resources
+// (63 granules of the newest part, 129k rows) ran on one thread, 25 % slower
+// (bench/search README, "One part read on two threads"). A granule or two
+// stays on one.
+const PARALLEL = `merge_tree_min_rows_for_concurrent_read = ${4 * INDEX_GRANULARITY}, merge_tree_min_bytes_for_concurrent_read = 1048576`
 
 /**
  * The SETTINGS clause of a search, context or facets statement; `upFront`: choose
@@ -72,7 +78,7 @@ export const CACHED = 'use_uncompressed_cache = 1'
  */
 export function searchSettings(upFront: boolean, maxRows: number | null = null): string {
   const bound = maxRows === null ? '' : `, max_rows_to_read = ${maxRows}, read_overflow_mode = 'throw'`
-  return ` SETTINGS ${CACHED}${upFront ? `, ${UP_FRONT}` : ''}${bound}`
+  return ` SETTINGS ${CACHED}, ${PARALLEL}${upFront ? `, ${UP_FRONT}` : ''}${bound}`
 }
 
 export const INDEXED_SETTINGS = searchSettings(true)
