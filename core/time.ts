@@ -41,3 +41,24 @@ export function formatNs(ns: bigint): string {
   const frac = (ns % 1_000_000_000n).toString().padStart(9, '0')
   return iso.slice(0, 19) + '.' + frac + 'Z'
 }
+
+// The last second formatNsText formatted: a page's lines share a few seconds.
+let lastSecond = ''
+let lastPrefix = ''
+
+/**
+ * formatNs of nanoseconds given as decimal text (how the store returns them), for
+ * the search's rows: three times a line, 0.33 ms a 100-line page through BigInt
+ * and a Date each, 0.02 ms split as text with the second's prefix reused.
+ */
+export function formatNsText(text: string): string {
+  const n = text.length
+  // From one second after the epoch, a time's text is its seconds then nine digits.
+  if (n < 10 || n > 19 || text.charCodeAt(0) === 45) return formatNs(BigInt(text))
+  const second = text.slice(0, n - 9)
+  if (second !== lastSecond) {
+    lastPrefix = new Date(Number(second) * 1000).toISOString().slice(0, 19) + '.'
+    lastSecond = second
+  }
+  return lastPrefix + text.slice(n - 9) + 'Z'
+}

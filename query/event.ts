@@ -1,7 +1,7 @@
 // A stored log row as the routes return it: every ingested field, times as
 // RFC 3339 strings with all nine fraction digits.
 import { SEARCHED_COLUMNS, severityNameOf, type RowValue, type SearchedColumn, type StoredRow } from '../ingest/index.ts'
-import { formatNs } from '../core/index.ts'
+import { formatNsText } from '../core/index.ts'
 import type { Position } from './filters.ts'
 import { shownEventId } from './event-id.ts'
 
@@ -70,9 +70,9 @@ export function toEvent(r: EventRow): LogEvent {
   return {
     event_id: shownEventId(r.event_id, r.batch_id, ts),
     resource_id: r.resource_id,
-    timestamp: formatNs(ts),
-    observed_timestamp: r.observed_timestamp_ns === '0' ? null : formatNs(BigInt(r.observed_timestamp_ns)),
-    received_at: formatNs(BigInt(r.received_at_ns)),
+    timestamp: formatNsText(r.timestamp_ns),
+    observed_timestamp: r.observed_timestamp_ns === '0' ? null : formatNsText(r.observed_timestamp_ns),
+    received_at: formatNsText(r.received_at_ns),
     severity: severityNameOf(sev),
     severity_text: r.severity_text,
     severity_number: sev,
