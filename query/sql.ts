@@ -72,7 +72,8 @@ export const CACHED = 'use_uncompressed_cache = 1'
 const PARALLEL = `merge_tree_min_rows_for_concurrent_read = ${4 * INDEX_GRANULARITY}, merge_tree_min_bytes_for_concurrent_read = 1048576`
 
 /**
- * The SETTINGS clause of a search, context or facets statement; `upFront`: choose
+ * The SETTINGS clause of a search, context or facets statement (the block cache, a
+ * part read on two threads); `upFront`: choose
  * granules by the skip indexes before reading; `maxRows`: stop with TOO_MANY_ROWS
  * once the engine has read that many rows (the search's guarded jump).
  */
