@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { INDEX_GRANULARITY } from '../../ingest/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
+import { objectRowLine } from '../helpers/object-row.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -29,12 +30,12 @@ function blockSizes(file: Buffer): number[] {
 t.test('a merged wide part holds a narrow column in blocks of a granule or two', async (t) => {
   const rid = await lk.resource('blocks')
   const now = BigInt(Date.now()) * 1_000_000n
-  const lines: string[] = []
+  let body = ''
   for (let i = 0; i < ROWS; i++) {
-    const ts = String(now - BigInt(i) * 1_000_000n)
-    lines.push(JSON.stringify({ workspace_id: lk.workspaceId, resource_id: rid, timestamp: ts, observed_timestamp: ts, received_at: ts, batch_id: 'blocks', event_id: `b-${i}`, severity_number: 1 + (i % 24), severity_text: 'INFO', message: `line ${i}`, source: '', attributes: {}, resource_attributes: {}, scope_name: '', scope_version: '', trace_id: '', span_id: '', flags: 0 }))
+    const ts = now - BigInt(i) * 1_000_000n
+    body += objectRowLine({ workspaceId: lk.workspaceId, resourceId: rid, receivedNs: ts, timestampNs: ts, batchId: 'blocks', eventId: `b-${i}`, message: `line ${i}`, severityNumber: 1 + (i % 24) })
   }
-  await store.insertJsonRows('logs', Buffer.from(lines.join('\n') + '\n'), 'blocks-test')
+  await store.insertJsonRows('logs', Buffer.from(body), 'blocks-test')
   // A part this small is compact; the test asks for the wide form a merged day takes.
   await store.command(`ALTER TABLE ${db}.logs MODIFY SETTING min_bytes_for_wide_part = 0`)
   t.teardown(() => store.command(`ALTER TABLE ${db}.logs MODIFY SETTING min_bytes_for_wide_part = 268435456`))

@@ -8,6 +8,7 @@ import t from 'tap'
 import { INDEX_GRANULARITY } from '../../ingest/internal.ts'
 import { windowQuery } from '../../query/internal.ts'
 import { startTestLookout } from '../helpers/lookout.ts'
+import { objectRowLine } from '../helpers/object-row.ts'
 
 const lk = await startTestLookout()
 t.teardown(() => lk.stop())
@@ -26,12 +27,12 @@ async function readStreams(sql: string, params: Record<string, unknown>): Promis
 /** One insert (one part): `perResource` lines a resource, `spacingMs` apart, the newest now. */
 async function insertPart(resourceIds: readonly string[], perResource: number, spacingMs: number): Promise<bigint> {
   const now = BigInt(Date.now()) * MS
-  const lines: string[] = []
+  let body = ''
   for (const rid of resourceIds) for (let i = 0; i < perResource; i++) {
-    const ts = String(now - BigInt(i * spacingMs) * MS)
-    lines.push(JSON.stringify({ workspace_id: lk.workspaceId, resource_id: rid, timestamp: ts, observed_timestamp: ts, received_at: ts, batch_id: 'parallel', event_id: `p-${i}`, severity_number: 9, severity_text: 'INFO', message: `line ${i}`, source: '', attributes: {}, resource_attributes: {}, scope_name: '', scope_version: '', trace_id: '', span_id: '', flags: 0 }))
+    const ts = now - BigInt(i * spacingMs) * MS
+    body += objectRowLine({ workspaceId: lk.workspaceId, resourceId: rid, receivedNs: ts, timestampNs: ts, batchId: 'parallel', eventId: `p-${i}`, message: `line ${i}` })
   }
-  await store.insertJsonRows('logs', Buffer.from(lines.join('\n') + '\n'), 'parallel')
+  await store.insertJsonRows('logs', Buffer.from(body), 'parallel')
   return now
 }
 
@@ -47,9 +48,8 @@ t.test('the newest page across resources reads their granules of one part on two
   const window = { loNs: now - 15n * 60_000n * MS, hiNs: null, after: null }
   const q = windowQuery(db, filter(null), window, 101)
   t.equal(await readStreams(q.sql, q.params), 2, 'two streams over the one part')
-  // A resource's own newest minute (a granule) stays on one.
-  const one = windowQuery(db, filter([rids[0] as string]), { ...window, loNs: now - 60_000n * MS }, 101)
-  t.equal(await readStreams(one.sql, one.params), 1, 'one stream for one resource')
+  // No check of a small read staying on one thread: below four granules the engine keeps one
+  // stream whatever the thresholds (three granules in three ranges did with both at 1).
   // The rows are still the page: the newest 101 across the resources, newest first.
   const r = await store.query<{ timestamp_ns: string }>(q.sql, q.params)
   t.equal(r.rows.length, 101, "a page")
