@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { ROW_FORMATS, type RowFormat } from '../rows/rows-read.ts'
 import { ClientStore, READ_SETTINGS, columnList } from './client-store.ts'
 import { InsertSpool, sqlString } from './insert-spool.ts'
+import { inlineParams } from './inline-params.ts'
 import type { RowBody } from '../rows/row-body.ts'
 import type { QueryParams, QueryResult } from './store.ts'
 
@@ -44,9 +45,32 @@ function openSpool(path: string): { spool: InsertSpool; privateDir: string | nul
   throw new Error(`no insert spool: both ${path} and ${tmpdir()} hold a pattern character (*?{})`)
 }
 
+type Client = ReturnType<typeof createClient>
+
+function clientOf(conn: ReturnType<typeof createChdbConnection>): Client {
+  return createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0])
+}
+
+/**
+ * One statement's rows. The embedded connection has no progress summary (its read
+ * count is the result's row count), but the JSON format's own statistics are the engine's.
+ */
+async function read<T>(client: Client, sql: string, params: QueryParams | undefined): Promise<QueryResult<T>> {
+  const rs = await client.query({ query: sql, query_params: params, format: 'JSON', clickhouse_settings: READ_SETTINGS })
+  const out = JSON.parse(lastJsonDocument(await rs.text())) as { data: T[]; statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number } }
+  const s = out.statistics
+  return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }
+}
+
 export class ChdbStore extends ClientStore {
   readonly embedded = true
   readonly #conn: ReturnType<typeof createChdbConnection>
+  /**
+   * A second connection for statements beside another: libchdb runs one statement
+   * at a time per connection, and chdb's binding one bound statement at a time per
+   * process, so these go here without bound parameters (queryBeside).
+   */
+  readonly #beside: Client
   /** Opened first so that the engine starts with our settings; connections at the same path share that engine. */
   readonly #settings: Session
   /** Where rows wait for the engine to read them (insert-spool.ts). */
@@ -58,14 +82,17 @@ export class ChdbStore extends ClientStore {
     const spool = openSpool(path)
     const settings = new Session(path, { connectionArgs: args })
     let conn: ReturnType<typeof createChdbConnection>
+    let beside: ReturnType<typeof createChdbConnection>
     try {
       conn = createChdbConnection({ path })
+      beside = createChdbConnection({ path })
     } catch (err) {
       settings.close()
       throw err
     }
-    super(createClient({ connection: conn } as unknown as Parameters<typeof createClient>[0]), database, cluster)
+    super(clientOf(conn), database, cluster)
     this.#conn = conn
+    this.#beside = clientOf(beside)
     this.#settings = settings
     this.#spool = spool.spool
     this.#privateSpool = spool.privateDir
@@ -74,6 +101,7 @@ export class ChdbStore extends ClientStore {
   override async close(): Promise<void> {
     try {
       await super.close()
+      await this.#beside.close()
     } finally {
       this.#settings.close()
       if (this.#privateSpool !== null) rmSync(this.#privateSpool, { recursive: true, force: true })
@@ -81,12 +109,12 @@ export class ChdbStore extends ClientStore {
   }
 
   override async query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
-    // The embedded connection has no progress summary (its read count is the
-    // result's row count), but the JSON format's own statistics are the engine's.
-    const rs = await this.client.query({ query: sql, query_params: params, format: 'JSON', clickhouse_settings: READ_SETTINGS })
-    const out = JSON.parse(lastJsonDocument(await rs.text())) as { data: T[]; statistics?: { rows_read?: number; bytes_read?: number; elapsed?: number } }
-    const s = out.statistics
-    return { rows: out.data, rowsRead: Number(s?.rows_read ?? 0), bytesRead: Number(s?.bytes_read ?? 0), elapsedMs: Number(s?.elapsed ?? 0) * 1000 }
+    return read<T>(this.client, sql, params)
+  }
+
+  /** On the second connection, the parameters written into the text (inline-params.ts): it runs beside a bound statement. */
+  override async queryBeside<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    return read<T>(this.#beside, inlineParams(sql, params), undefined)
   }
 
   async insertJsonRows(table: string, body: RowBody, dedupToken: string, format: RowFormat = ROW_FORMATS.objects): Promise<void> {

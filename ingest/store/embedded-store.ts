@@ -93,6 +93,12 @@ export class EmbeddedStore implements LogStore {
     return (this.#engine ?? await this.start()).query<T>(sql, params)
   }
 
+  async queryBeside<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> {
+    const engine = this.#engine ?? await this.start()
+    // The engine here is always a ChdbStore, which has it.
+    return engine.queryBeside === undefined ? engine.query<T>(sql, params) : engine.queryBeside<T>(sql, params)
+  }
+
   async insertJsonRows(table: string, body: RowBody, dedupToken: string, format?: RowFormat): Promise<void> {
     await (this.#engine ?? await this.start()).insertJsonRows(table, body, dedupToken, format)
   }

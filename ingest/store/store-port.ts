@@ -13,6 +13,13 @@ export interface LogStore {
   /** Runs a query and returns its JSONEachRow rows, with the engine's read statistics. */
   query<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
   /**
+   * The same, able to run while another statement of this process runs (the
+   * embedded engine otherwise takes one bound statement at a time): for a
+   * statement started on speculation beside the one a caller waits for.
+   * Absent in a store that cannot; callers then run one after the other.
+   */
+  queryBeside?<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>>
+  /**
    * Inserts stored rows into a table: Native blocks (rows.ts, every column in table
    * order), or lines of the earlier formats (JSONCompactEachRow in ROW_COLUMNS order,
    * JSONEachRow objects); a repeated token is a no-op. Default format: JSONEachRow.

@@ -125,19 +125,27 @@ t.test('a trace page through the route: cursors continue it, nothing repeats', a
   t.same(seen, Array.from({ length: 12 }, (_, i) => `step ${i}`))
 })
 
-/** A LogSearch whose statements are recorded, with each one's lower bound (its `lo` parameter). */
-function recorded(jumpMaxRows?: number): { search: LogSearch; sqls: string[]; los: () => (string | undefined)[] } {
-  const r = recordingStore(store)
-  return { search: new LogSearch({ store: r.store, now: () => now, jumpMaxRows }), sqls: r.sqls, los: () => r.params.map((p) => p?.lo as string | undefined) }
+/**
+ * A LogSearch whose statements are recorded, with each one's lower bound (its `lo` parameter);
+ * `beside: false`: on a store that runs one statement at a time (no whole-range statement beside the first window).
+ */
+function recorded(jumpMaxRows?: number, beside = true): { search: LogSearch; sqls: string[]; los: () => (string | undefined)[]; besides: () => string[] } {
+  const r = recordingStore(store, { beside })
+  return {
+    search: new LogSearch({ store: r.store, now: () => now, jumpMaxRows }),
+    sqls: r.sqls,
+    los: () => r.params.map((p) => p?.lo as string | undefined),
+    besides: () => r.besides.map((b) => b.sql),
+  }
 }
 const bounded = (sql: string) => /max_rows_to_read = (\d+), read_overflow_mode = 'throw'/.exec(sql)?.[1] ?? null
 
-t.test('an index-led attribute value the first window did not find: one bounded jump over the rest, granules chosen up front', async (t) => {
+t.test('one statement at a time, an index-led attribute value the first window did not find: one bounded jump over the rest, granules chosen up front', async (t) => {
   const far = now - 3n * 24n * 60n * MIN - 11n * S
   await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message, attributes)
     VALUES ({ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), fromUnixTimestamp64Nano({t:Int64}), 'ffffffffffffffffffffffffffffff01', 9, '', 'needle line', map('user.id', 'needle-42'))`,
   { ws, rid, t: far.toString() })
-  const { search: needle, sqls, los } = recorded()
+  const { search: needle, sqls, los } = recorded(undefined, false)
   const page = await needle.page({ filter: { ...base, attrs: [{ scope: 'attr', key: 'user.id', value: 'needle-42', negate: false }] }, limit: 10, after: null, hintNs: null })
   t.same(page.events.map((e) => e.message), ['needle line'], 'found three days back')
   t.same(sqls.map((s) => s.includes('use_skip_indexes_on_data_read = 0')), [false, true], 'the first window reads as usual, the jump chooses its granules first')
@@ -154,23 +162,79 @@ await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_
 const status500 = { ...base, resourceIds: [idle], attrs: [{ scope: 'attr' as const, key: 'http.status', value: '500', negate: false }] }
 const newestStatus = new Date(Number((now - 3n * 60n * MIN) / 1_000_000n)).toISOString().slice(0, 19)
 
-t.test('a common attribute value on a resource quiet for 15 minutes, under the jump\'s bound: the jump fills the page', async (t) => {
-  const { search: common, los } = recorded()
+t.test('one statement at a time, a common attribute value on a resource quiet for 15 minutes, under the jump\'s bound: the jump fills the page', async (t) => {
+  const { search: common, los } = recorded(undefined, false)
   const page = await common.page({ filter: status500, limit: 10, after: null, hintNs: null })
   t.equal(page.events.length, 10)
   t.equal(page.events[0]?.timestamp.slice(0, 19), newestStatus, 'the newest first')
   t.same(los(), [String(now - FIRST), undefined], 'the whole range after the empty first window')
 })
 
-t.test('a common attribute value past the jump\'s bound: the jump stops, and windows widen from the first one', async (t) => {
+t.test('one statement at a time, a common attribute value past the jump\'s bound: the jump stops, and windows widen from the first one', async (t) => {
   // 120 lines of the value in one part: reading them passes a bound of 60 rows.
-  const { search: common, sqls, los } = recorded(60)
+  const { search: common, sqls, los } = recorded(60, false)
   const page = await common.page({ filter: status500, limit: 10, after: null, hintNs: null })
   t.same(page.events.map((e) => e.timestamp), (await search.page({ filter: status500, limit: 10, after: null, hintNs: null })).events.map((e) => e.timestamp), 'the same lines as an unbounded search')
   t.equal(page.events[0]?.timestamp.slice(0, 19), newestStatus, 'the newest first')
   t.same(los(), [String(now - FIRST), undefined, String(now - 64n * FIRST)], '15 minutes, the jump (stopped), then 16 hours')
   t.same(sqls.map(bounded), [null, '60', null], 'only the jump is bounded')
   t.equal(page.stats.queries, 3)
+})
+
+const needle = { ...base, attrs: [{ scope: 'attr' as const, key: 'user.id', value: 'needle-42', negate: false }] }
+
+t.test('the whole range beside the first window: a rare attribute value\'s page is its rows, nothing after the first window', async (t) => {
+  const { search: s, los, besides } = recorded()
+  const page = await s.page({ filter: needle, limit: 10, after: null, hintNs: null })
+  t.same(page.events.map((e) => e.message), ['needle line'], 'found three days back')
+  t.equal(page.stats.beside, 'answered')
+  t.same(los(), [String(now - FIRST)], 'the first window alone: no jump after it')
+  t.equal(besides().length, 1)
+  t.equal(bounded(besides()[0] ?? ''), '32768', 'bounded like the jump')
+  t.match(besides()[0], /optimize_read_in_order = 0/, 'and refused before reading past the bound')
+  t.match(besides()[0], /use_skip_indexes_on_data_read = 0/, 'its granules chosen up front')
+  t.notMatch(besides()[0], /\{lo:Int64\}/, 'over the whole range')
+  t.equal(page.stats.queries, 2)
+})
+
+t.test('the whole range beside the first window: a rare word three days back is that one statement\'s answer; one in the first window is not waited for', async (t) => {
+  const { search: s, sqls, besides } = recorded()
+  const far = await s.page({ filter: { ...base, text: parseTextQuery('far') }, limit: 10, after: null, hintNs: null })
+  t.same(far.events.map((e) => e.message), ['rare wombat far'])
+  t.equal(far.stats.beside, 'answered')
+  t.same([sqls.length, besides().length], [1, 1], 'the first window, and the whole range beside it')
+  const both = await s.page({ filter: { ...base, text: parseTextQuery('wombat') }, limit: 10, after: null, hintNs: null })
+  t.same(both.events.map((e) => e.message), ['rare wombat near', 'rare wombat far'])
+  t.equal(both.stats.beside, 'unused', 'a line in the first window: the windows go on')
+  t.ok(sqls.length > 2, 'through more windows')
+})
+
+t.test('the whole range beside the first window, past its bound: refused, and the windows go on as without it', async (t) => {
+  const { search: s, sqls, los, besides } = recorded(60)
+  const page = await s.page({ filter: status500, limit: 10, after: null, hintNs: null })
+  t.equal(page.stats.beside, 'refused')
+  t.same(page.events.map((e) => e.timestamp), (await search.page({ filter: status500, limit: 10, after: null, hintNs: null })).events.map((e) => e.timestamp), 'the same lines as an unbounded search')
+  t.same(los(), [String(now - FIRST), undefined, String(now - 64n * FIRST)], '15 minutes, the jump (stopped), then 16 hours')
+  t.same([sqls.map(bounded), besides().map(bounded)], [[null, '60', null], ['60']])
+  t.equal(page.stats.queries, 4)
+})
+
+t.test('the whole range beside the first window: unneeded when the first window fills the page; none on a later page or a range the first window covers', async (t) => {
+  const { search: s, besides, los } = recorded()
+  const page = await s.page({ filter: { ...base, text: parseTextQuery('plain') }, limit: 5, after: null, hintNs: null })
+  t.equal(page.events.length, 5)
+  t.same(los(), [String(now - 2n * FIRST)], 'a term\'s first window within one resource is twice as wide')
+  t.equal(page.stats.beside, 'unused', 'started, not waited for')
+  t.equal(page.stats.queries, 2)
+  t.equal(besides().length, 1)
+  const next = page.next
+  if (next === null) throw new Error('a next page')
+  const second = await s.page({ filter: { ...base, text: parseTextQuery('plain') }, limit: 5, after: next.after, hintNs: next.hintNs })
+  t.equal(second.stats.beside, undefined, 'a cursor\'s page continues the windows alone')
+  const near = await s.page({ filter: { ...base, text: parseTextQuery('wombat'), startNs: now - 10n * MIN }, limit: 5, after: null, hintNs: null })
+  t.same(near.events.map((e) => e.message), ['rare wombat near'])
+  t.equal(near.stats.beside, undefined, 'a range within the first window is that window alone')
+  t.equal(besides().length, 1)
 })
 
 t.test('the jump\'s bound is validated once, naming the option', async (t) => {
