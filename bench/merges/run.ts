@@ -78,6 +78,11 @@ const VARIANT_SETS: Record<string, Variant[]> = {
   ],
   // BENCH_SECONDS-long steady run of the product alone (issue 35: insert and merge CPU apart, with the parts).
   product: [{ name: 'product', settings: PRODUCT }],
+  // insertWith runs an insert on the store's query connection (store.command); the product's inserts have their own.
+  connection: [
+    { name: 'product (inserts on a connection of their own)', settings: PRODUCT },
+    { name: 'inserts on the queries\' connection (before 2026-11-28)', settings: PRODUCT, insertSettings: 'materialize_skip_indexes_on_insert = 1' },
+  ],
   codec: [
     { name: 'product (ZSTD(1) on text, Delta + ZSTD(1) on times)', settings: PRODUCT },
     { name: 'LZ4 on the text columns', settings: PRODUCT, columns: codec(TEXT_COLUMNS, 'LZ4') },
@@ -91,6 +96,8 @@ interface Sample {
   cpuPerM: number; mergeCpuPerM: number; fedPerS: number; mibOnDisk: number; lateInserts: number; partsMax: number; partsEnd: number; searchP50: number; searchP95: number
   /** Searches during the feed: the newest minute, and the whole table; rare term and trace id. */
   during: Record<string, number[]>
+  /** The same, from a loop of its own beside the feed (a user searching while the loader inserts). */
+  beside: Record<string, number[]>
 }
 const samples = new Map<string, Sample[]>()
 const cpuNow = (): number => {
@@ -165,6 +172,14 @@ for (let rep = 0; rep < REPS; rep++) {
     const c0 = cpuNow()
     const threads0 = cpuSnapshot(process.pid, byThread)
     const during: Record<string, number[]> = {}
+    const beside: Record<string, number[]> = {}
+    let feeding = true
+    const searching = (async () => {
+      while (feeding) {
+        await searchDuring(table, beside)
+        await sleep(20)
+      }
+    })()
     const t0 = performance.now()
     let inserted = 0
     let late = 0
@@ -196,13 +211,15 @@ for (let rep = 0; rep < REPS; rep++) {
       if (i % 8 === 4) await searchDuring(table, during)
     }
     const fedPerS = inserted / ((performance.now() - t0) / 1000)
+    feeding = false
+    await searching
     await sleep(SETTLE_S * 1000)
     const cpu = cpuNow() - c0
     const split = cpuBetween(threads0, cpuSnapshot(process.pid, byThread))
     const { parts: partsEnd, bytes: diskBytes } = await activePartsSize(store, table)
     const ms = await searchMs(table)
     samples.set(v.name, [...(samples.get(v.name) ?? []), {
-      cpuPerM: cpu / (inserted / 1e6), fedPerS, mergeCpuPerM: (split[MERGES] ?? 0) / (inserted / 1e6), during, mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
+      cpuPerM: cpu / (inserted / 1e6), fedPerS, mergeCpuPerM: (split[MERGES] ?? 0) / (inserted / 1e6), during, beside, mibOnDisk: diskBytes / 1048576 / (inserted / 1e6), lateInserts: late, partsMax: Math.max(partsMax, partsEnd), partsEnd,
       searchP50: percentile(ms, 50), searchP95: percentile(ms, 95),
     }])
     await store.command(`DROP TABLE ${db}.${table} SYNC`)
@@ -219,16 +236,21 @@ for (const v of variants) {
   const s = samples.get(v.name) as Sample[]
   console.log(`${v.name.padEnd(52)} ${all(s.map((x) => x.cpuPerM)).padStart(14)} ${all(s.map((x) => x.cpuPerM - x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mergeCpuPerM)).padStart(14)} ${all(s.map((x) => x.mibOnDisk)).padStart(14)} ${all(s.map((x) => x.lateInserts), 0).padStart(7)} ${all(s.map((x) => x.fedPerS), 0).padStart(16)} ${all(s.map((x) => x.partsMax), 0).padStart(10)} ${all(s.map((x) => x.partsEnd), 0).padStart(10)} ${all(s.map((x) => x.searchP50)).padStart(12)} ${all(s.map((x) => x.searchP95)).padStart(12)}`)
 }
-if (variants.some((v) => v.insertSettings !== undefined)) {
-  console.log('searches while the feed runs (ms, p50 / p95 over every repetition): rare term and trace id, newest minute and the whole table')
-  for (const v of variants) {
+/** Each variant's searches of `key` over every repetition, p50 / p95 ms per shape, a line each. */
+function printSearches(vs: readonly Variant[], title: string, key: 'beside' | 'during'): void {
+  console.log(title)
+  for (const v of vs) {
     const s = samples.get(v.name) as Sample[]
     const shapes = SHAPES.map((shape) => {
-      const ms = s.flatMap((x) => x.during[shape] ?? [])
+      const ms = s.flatMap((x) => x[key][shape] ?? [])
       return `${shape} ${percentile(ms, 50).toFixed(1)} / ${percentile(ms, 95).toFixed(1)}`
     })
     console.log(`${v.name.padEnd(52)} ${shapes.join('; ')}`)
   }
+}
+printSearches(variants, 'searches from a loop beside the feed (ms, p50 / p95 over every repetition; the settled search above is the baseline)', 'beside')
+if (variants.some((v) => v.insertSettings !== undefined)) {
+  printSearches(variants, 'searches while the feed runs (ms, p50 / p95 over every repetition): rare term and trace id, newest minute and the whole table', 'during')
 }
 await store.close()
 rmSync(dir, { recursive: true, force: true })

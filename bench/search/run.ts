@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import { Pool } from 'undici'
 import { loadConfig, startLookout } from '../../deploy/index.ts'
 import { ALL_SCOPES, createToken, createWorkspace, registerResource } from '../../workspace/index.ts'
-import type { QueryParams, QueryResult } from '../../ingest/index.ts'
 import { shownEventId } from '../../query/internal.ts'
 import { formatNs } from '../../core/index.ts'
 import { percentile, summarize } from '../lib/stats.ts'
@@ -17,6 +16,7 @@ import { insertSelect, rareLine, senderIdResources, traceOf, RARE_EVERY, type Sh
 import { withoutCache } from './baseline.ts'
 import { indexChoice } from './index-choice.ts'
 import { mergedDay } from './merged-day.ts'
+import { StatementRecorder, type Recorded } from './recorder.ts'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 20_000_000)
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 50)
@@ -121,62 +121,26 @@ if (reuse) {
   out(`  loaded in ${loaded.wall.toFixed(1)} s, ${loaded.cpu.toFixed(1)} CPU s (${Math.round(ROWS / loaded.wall).toLocaleString('en')} rows/s); ${await tableFacts('logs')}`)
 }
 
-// Every statement the routes run goes through lookout.store: record them, so the
-// raw baseline replays exactly the SQL (and parameters) a request ran.
-// A statement run beside another (a search's whole range beside its first window) is
-// replayed beside the ones after it, and timed to its end only where the request was.
-interface Recorded { sql: string; params?: QueryParams; beside?: { settledAt: number } }
-let recording: Recorded[] | null = null
-let requestStart = 0
-const storeQuery = store.query.bind(store)
-store.query = (async <T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> => {
-  recording?.push({ sql, params })
-  return storeQuery<T>(sql, params)
-}) as typeof store.query
 // BENCH_BESIDE=0: a store without queryBeside, so searches run one statement after the other (the A/B).
-if (process.env.BENCH_BESIDE === '0') store.queryBeside = undefined
-const storeBeside = store.queryBeside?.bind(store)
-if (storeBeside !== undefined) {
-  store.queryBeside = (<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> => {
-    const entry: Recorded = { sql, params, beside: { settledAt: Number.POSITIVE_INFINITY } }
-    recording?.push(entry)
-    const settled = () => { if (entry.beside !== undefined) entry.beside.settledAt = performance.now() - requestStart }
-    const p = storeBeside<T>(sql, params)
-    p.then(settled, settled)
-    return p
-  }) as typeof store.queryBeside
-}
+const recorder = new StatementRecorder(store, process.env.BENCH_BESIDE !== '0')
+const storeQuery = recorder.query
 
 const pool = new Pool(lookout.url, { connections: 1, pipelining: 1 })
 const auth = { authorization: `Bearer ${token}` }
 interface Hit { ms: number; rowsRead: number; events: number; next: string | null; statements: Recorded[] }
 async function http(path: string): Promise<Hit> {
-  recording = []
+  recorder.start()
   const t0 = performance.now()
-  requestStart = t0
   const res = await pool.request({ method: 'GET', path, headers: auth })
   const body = (await res.body.json()) as { events?: unknown[]; next_cursor?: string | null; values?: unknown[]; before?: unknown[]; after?: unknown[] }
   const took = performance.now() - t0
-  const statements = recording
-  recording = null
+  const statements = recorder.stop()
   if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${JSON.stringify(body)}`)
   // Searches name their rows read; context and facets do not (their statements are replayed all the same).
   const events = body.events?.length ?? body.values?.length ?? (body.before?.length ?? 0) + (body.after?.length ?? 0)
   return { ms: took, rowsRead: Number(res.headers['x-lookout-rows-read'] ?? Number.NaN), events, next: body.next_cursor ?? null, statements }
 }
-async function raw(statements: Hit['statements'], took = Number.POSITIVE_INFINITY): Promise<number> {
-  const t0 = performance.now()
-  const aside: Promise<unknown>[] = []
-  const waited: Promise<unknown>[] = []
-  for (const s of statements) {
-    if (s.beside === undefined || storeBeside === undefined) await storeQuery(s.sql, s.params)
-    else (s.beside.settledAt <= took ? waited : aside).push(storeBeside(s.sql, s.params).catch(() => null))
-  }
-  await Promise.all(waited)
-  const ms = performance.now() - t0
-  await Promise.all(aside)
-  return ms
-}
+const raw = (statements: Hit['statements'], took?: number) => recorder.replay(statements, took)
 
 const cloud = (i: number) => `/v1/workspaces/${ws}/resources/${rids[i % RESOURCES]}/logs`
 const enc = encodeURIComponent
@@ -348,7 +312,7 @@ if (wanted('paging')) {
 // The route's statements for the newest page across resources, for the merged day below.
 const newestStatements = (await http(`${wide}?limit=100`)).statements
 await pool.close()
-store.query = storeQuery as typeof store.query
+recorder.restore()
 // What the block cache holds after the shapes (engine-settings.ts bounds it), and this process's memory.
 const cache = (await storeQuery<{ bytes: string }>("SELECT value AS bytes FROM system.metrics WHERE metric = 'UncompressedCacheBytes'")).rows[0]?.bytes
 out(`memory: RSS ${(rssAtStart / 2 ** 20).toFixed(0)} MiB before the shapes, ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB after (peak ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB); uncompressed-block cache ${(Number(cache) / 2 ** 20).toFixed(1)} MiB`)
