@@ -5,7 +5,12 @@
 // request waited for it.
 import type { LogStore, QueryParams, QueryResult } from '../../ingest/index.ts'
 
-export interface Recorded { sql: string; params?: QueryParams; beside?: { settledAt: number } }
+export interface Recorded {
+  sql: string
+  params?: QueryParams
+  /** A statement run beside others: when it settled (ms from the request's start), and whether a query before it was still running when it started. */
+  beside?: { settledAt: number; withPrevious: boolean }
+}
 
 export class StatementRecorder {
   readonly #store: LogStore
@@ -13,6 +18,7 @@ export class StatementRecorder {
   readonly #beside: LogStore['queryBeside']
   #recording: Recorded[] | null = null
   #start = 0
+  #running = 0
 
   /** `beside: false`: the store runs without queryBeside, one statement after the other (an A/B). */
   constructor(store: LogStore, beside: boolean) {
@@ -22,12 +28,16 @@ export class StatementRecorder {
     this.#beside = store.queryBeside?.bind(store)
     store.query = (<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> => {
       this.#recording?.push({ sql, params })
-      return this.#query<T>(sql, params)
+      this.#running++
+      const p = this.#query<T>(sql, params)
+      const done = () => { this.#running-- }
+      p.then(done, done)
+      return p
     }) as LogStore['query']
     const aside = this.#beside
     if (aside === undefined) return
     store.queryBeside = (<T>(sql: string, params?: QueryParams): Promise<QueryResult<T>> => {
-      const entry: Recorded = { sql, params, beside: { settledAt: Number.POSITIVE_INFINITY } }
+      const entry: Recorded = { sql, params, beside: { settledAt: Number.POSITIVE_INFINITY, withPrevious: this.#running > 0 } }
       this.#recording?.push(entry)
       const start = this.#start
       const settled = () => { if (entry.beside !== undefined) entry.beside.settledAt = performance.now() - start }
@@ -59,9 +69,20 @@ export class StatementRecorder {
     const t0 = performance.now()
     const aside: Promise<unknown>[] = []
     const waited: Promise<unknown>[] = []
-    for (const s of statements) {
-      if (s.beside === undefined || this.#beside === undefined) await this.#query(s.sql, s.params)
-      else (s.beside.settledAt <= took ? waited : aside).push(this.#beside(s.sql, s.params).catch(() => null))
+    const besideOf = (s: Recorded): void => {
+      if (s.beside === undefined || this.#beside === undefined) return
+      (s.beside.settledAt <= took ? waited : aside).push(this.#beside(s.sql, s.params).catch(() => null))
+    }
+    for (let i = 0; i < statements.length; i++) {
+      const s = statements[i] as Recorded
+      if (s.beside !== undefined && this.#beside !== undefined) {
+        besideOf(s)
+        continue
+      }
+      const q = this.#query(s.sql, s.params)
+      // Those the request started while this query ran start with it here too.
+      while (statements[i + 1]?.beside?.withPrevious === true) besideOf(statements[++i] as Recorded)
+      await q
     }
     await Promise.all(waited)
     const ms = performance.now() - t0

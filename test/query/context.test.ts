@@ -148,15 +148,17 @@ t.test('both sides in one statement: lines on the hour\'s edges, against one ORD
   const truthRows = (await store.query<{ event_id: string; ts: string }>(`SELECT event_id, toString(toUnixTimestamp64Nano(timestamp)) AS ts FROM ${store.database}.logs WHERE workspace_id = {ws:UUID} AND resource_id = {rid:UUID} ORDER BY timestamp, event_id`, { ws, rid: edges })).rows
   const truth = truthRows.map((x) => x.event_id)
   t.equal(truth.length, times.length)
-  // Counts the statements of each call (the real store underneath).
-  const { store: counting, sqls: statements } = recordingStore(store)
+  // Counts the statements of each call (the real store underneath); `one`: a store that runs one
+  // statement at a time, where both sides are one UNION ALL (every fifth line, for its time).
+  const { store: counting, sqls: statements, besides } = recordingStore(store)
+  const { store: one } = recordingStore(store, { beside: false })
   const search = new LogSearch({ store: counting })
   for (let at = 0; at < truth.length; at++) {
     for (const [before, after] of [[0, 0], [1, 1], [3, 2], [40, 40]] as const) {
       // Without the event's time, and with it (the hit then comes with the newer side).
-      for (const atNs of [null, BigInt(truthRows[at]?.ts as string)]) {
-        const c = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[at] as string, before, after, sameService: false, atNs })
-        const label = `line ${at}, ${before} before, ${after} after${atNs === null ? '' : ', at its time'}`
+      for (const [atNs, s] of [[null, counting], [BigInt(truthRows[at]?.ts as string), counting], ...(at % 5 === 0 ? [[null, one] as const] : [])] as const) {
+        const c = await logContext(s, search, { workspaceId: ws, resourceId: edges, eventId: truth[at] as string, before, after, sameService: false, atNs })
+        const label = `line ${at}, ${before} before, ${after} after${atNs === null ? '' : ', at its time'}${s === one ? ', one statement at a time' : ''}`
         t.equal(c?.event.event_id, truth[at], label)
         t.same(c?.before.map((e) => e.event_id), truth.slice(Math.max(0, at - before), at), label)
         t.same(c?.after.map((e) => e.event_id), truth.slice(at + 1, at + 1 + after), label)
@@ -167,12 +169,15 @@ t.test('both sides in one statement: lines on the hour\'s edges, against one ORD
   }
   const mid = truth.indexOf((await store.query<{ event_id: string }>(`SELECT event_id FROM ${store.database}.logs WHERE resource_id = {rid:UUID} AND timestamp = fromUnixTimestamp64Nano({b:Int64}) ORDER BY event_id LIMIT 1 OFFSET 1`, { rid: edges, b: B.toString() })).rows[0]?.event_id as string)
   statements.length = 0
+  besides.length = 0
   const dense = await logContext(counting, search, { workspaceId: ws, resourceId: edges, eventId: truth[mid] as string, before: 4, after: 4, sameService: false })
   t.equal(dense?.before.length, 4)
-  t.equal(statements.length, 2, 'a sender\'s id (no time in it): the hit\'s time, then both sides in one statement when the hour holds enough on each side')
+  t.equal(statements.length, 2, 'a sender\'s id (no time in it): the hit\'s time, then the older side, when the hour holds enough on each side')
+  t.equal(besides.length, 1, 'and the newer side beside it')
   t.match(statements[0], /event_id = \{eid:String\}[\s\S]*SETTINGS [^\n]*use_skip_indexes_on_data_read = 0, use_top_k_dynamic_filtering = 0/, 'the hit\'s granules are chosen by the bloom filter up front, and read without the dynamic top-N filter')
   t.match(statements[0], /^SELECT toString\(toUnixTimestamp64Nano\(timestamp\)\) AS timestamp_ns FROM/, 'the lookup reads the time alone')
-  t.match(statements[1], /event_id >= \{a_eid:String\}/, 'the sides bring the hit')
+  t.match(statements[1], /event_id < \{a_eid:String\}/, 'the older side')
+  t.match(besides[0]?.sql, /event_id >= \{a_eid:String\}/, 'the newer side brings the hit')
 })
 
 t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong one still finds it', async (t) => {
@@ -189,14 +194,18 @@ t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong
   t.same(bad.body.detail[0].loc, ['query', 'at'])
   // The statements: both sides with the hit as the newer side's first line, in one.
   const store = lk.lookout.store
-  const { store: counting, sqls: statements, params: queryParams } = recordingStore(store)
+  const { store: counting, sqls: statements, params: queryParams, besides } = recordingStore(store)
   const search = new LogSearch({ store: counting })
   const atNs = timeNs(order[at].timestamp)
   const c = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs })
   t.equal(c?.event.event_id, ids[at])
   t.same(idsOf(c?.after ?? []), ids.slice(at + 1, at + 4))
-  t.equal(statements.length, 1, 'one statement: both sides, the newer one from the hit')
-  t.match(statements[0], /event_id >= \{a_eid:String\}/)
+  t.equal(statements.length, 1, 'one statement\'s time: the older side, and the newer one beside it from the hit')
+  t.match(besides[0]?.sql, /event_id >= \{a_eid:String\}/)
+  const { store: one, sqls: oneAtATime } = recordingStore(store, { beside: false })
+  t.same(await logContext(one, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs }), c, 'one statement at a time: the same answer')
+  t.equal(oneAtATime.length, 1, 'from one statement')
+  t.match(oneAtATime[0], /UNION ALL[\s\S]*event_id >= \{a_eid:String\}/, 'both sides in it, the newer from the hit')
   statements.length = 0
   queryParams.length = 0
   const wrong = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false, atNs: atNs + 1n })
@@ -213,10 +222,11 @@ t.test('the event\'s time, when the caller gives it, narrows the lookup; a wrong
   // given, still one statement.
   t.equal(parseShownEventId(ids[at])?.atNs, atNs, 'the id names the line\'s time')
   statements.length = 0
+  besides.length = 0
   const named = await logContext(counting, search, { workspaceId: ws, resourceId: rid, eventId: ids[at], before: 3, after: 3, sameService: false })
   t.same(named, c, 'the same answer from the id alone')
-  t.equal(statements.length, 1, 'one statement from the id alone')
-  t.match(statements[0], /event_id >= \{a_eid:String\}/)
+  t.same([statements.length, besides.length], [1, 1], 'the two sides from the id alone, side by side')
+  t.match(besides[0]?.sql, /event_id >= \{a_eid:String\}/)
 })
 
 t.test('a sender\'s id of the shown derived form: still found, over the retention', async (t) => {
@@ -228,11 +238,12 @@ t.test('a sender\'s id of the shown derived form: still found, over the retentio
   await store.command(`INSERT INTO ${store.database}.logs (workspace_id, resource_id, timestamp, observed_timestamp, received_at, event_id, severity_number, severity_text, message)
     SELECT {ws:UUID}, {rid:UUID}, fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), fromUnixTimestamp64Nano(toInt64(x.1)), x.2, 9, '', x.2
     FROM (SELECT arrayJoin(arrayZip({ts:Array(String)}, {id:Array(String)})) AS x)`, { ws, rid: mimic, ts: [B - S, B, B + S].map(String), id: ['before', fake, 'after'] })
-  const { store: counting, sqls: statements, params: queryParams } = recordingStore(store)
+  const { store: counting, sqls: statements, params: queryParams, besides } = recordingStore(store)
   const c = await logContext(counting, new LogSearch({ store: counting }), { workspaceId: ws, resourceId: mimic, eventId: fake, before: 1, after: 1, sameService: false })
   t.equal(c?.event.event_id, fake)
   t.same([c?.before.map((e) => e.message), c?.after.map((e) => e.message)], [['before'], ['after']])
-  t.match(statements[0], /event_id >= \{a_eid:String\}/, 'first the sides at the time the id names: a miss')
+  t.match(statements[0], /event_id < \{a_eid:String\}/, 'first the sides at the time the id names: a miss')
+  t.equal(besides[0]?.params?.a_ts, (B + 3_600n * S).toString(), 'the newer side at that time too')
   const lookups = statements.map((sql, i) => [sql, queryParams[i]] as const).filter(([sql]) => /^SELECT toString\(toUnixTimestamp64Nano\(timestamp\)\) AS timestamp_ns FROM[^]*event_id = \{eid:String\}/.test(sql))
   t.same(lookups.map(([, p]) => p?.eid), [fake.slice(16), fake], 'then over the retention: by the stored id the form names (none), then by the id as given')
   t.ok(lookups.every(([sql]) => !sql.includes('{at:Int64}')), 'over the retention')
