@@ -145,18 +145,21 @@ export function filterConditions(f: LogFilter, params: QueryParams): string[] {
 /** One term: in the message or in any attribute value (whole words, and the term as a substring). */
 function termCondition(term: SearchTerm, i: number, params: QueryParams): string {
   const p = `{p${i}:String}`
-  params[`p${i}`] = term.text
   // No word to look up: a substring search (no index can help).
-  if (term.tokens.length === 0) return `(positionCaseInsensitiveUTF8(message, ${p}) > 0 OR arrayExists(v -> positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes)))`
+  if (term.tokens.length === 0) {
+    params[`p${i}`] = term.text
+    return `(positionCaseInsensitiveUTF8(message, ${p}) > 0 OR arrayExists(v -> positionCaseInsensitiveUTF8(v, ${p}) > 0, mapValues(attributes)))`
+  }
   const t = `{t${i}:Array(String)}`
   params[`t${i}`] = term.tokens
-  // A term that is one ASCII word, whole: the word in a value's words is the term in the value,
-  // so the index's answer is the rule itself, and the engine reads no message to check it
-  // (a common word across resources: 35.9 against 31.3 ms p50, bench/search README, 2026-11-28 late).
+  // A term that is one ASCII word, whole: the word among a value's words is the term within the
+  // value, so the indexes' answer is the rule itself, and the engine reads no message to check
+  // it (a common word's first window across resources 35.9 -> 31.3 ms p50, bench/search README,
+  // 2026-11-28 late session).
   if (term.tokens.length === 1 && /^[A-Za-z0-9]+$/.test(term.text) && term.text.toLowerCase() === term.tokens[0]) {
-    delete params[`p${i}`]
     return `(hasAllTokens(lower(message), ${t}) OR hasAllTokens(${ATTR_VALUES}, ${t}))`
   }
+  params[`p${i}`] = term.text
   // Each side is led by a text-index lookup (hasAllTokens on the indexed
   // expression), so granules holding none of the words are skipped; the
   // rest is the exact rule: whole words, and the term as a substring.
@@ -217,7 +220,8 @@ export function receivedQuery(database: string, f: LogFilter, sinceNs: bigint, u
  * the granules by the skip indexes before reading (INDEXED_SETTINGS); by default
  * for a text term or a trace id, and the search asks it for an index-led attribute
  * filter once a window came back empty (search.ts). `maxRows`: fail with
- * TOO_MANY_ROWS past that many rows read (integer >= 1; null: no bound).
+ * TOO_MANY_ROWS past that many rows read (integer >= 1; null: no bound). `beside`:
+ * the statement runs beside another (searchSettings).
  */
 export function windowQuery(database: string, f: LogFilter, w: Window, limit: number, upFront = indexBacked(f), maxRows: number | null = null, beside = false): BuiltQuery {
   const params: QueryParams = {}
