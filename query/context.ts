@@ -165,23 +165,24 @@ async function bothSides(store: LogStore, filter: LogFilter, at: Position, older
   const olderWhere = `timestamp >= ${ns('lo')} AND timestamp <= ${ns('a_ts')} AND (timestamp < ${ns('a_ts')} OR event_id < {a_eid:String})`
   const newerWhere = `timestamp >= ${ns('a_ts')} AND (timestamp > ${ns('a_ts')} OR event_id ${withHit ? '>=' : '>'} {a_eid:String}) AND timestamp < ${ns('hi')}`
   const table = `${store.database}.logs`
-  const olderSql = `SELECT ${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${olderWhere} ORDER BY timestamp DESC, event_id DESC LIMIT {ol:UInt32}`
-  const newerSql = `SELECT ${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${newerWhere} ORDER BY timestamp, event_id LIMIT {nl:UInt32}`
+  // Each side's columns, table, conditions, order and limit (after its SELECT).
+  const olderSide = `${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${olderWhere} ORDER BY timestamp DESC, event_id DESC LIMIT {ol:UInt32}`
+  const newerSide = `${EVENT_COLUMNS} FROM ${table} WHERE ${where} AND ${newerWhere} ORDER BY timestamp, event_id LIMIT {nl:UInt32}`
   if (store.queryBeside !== undefined) {
     // Where the store can, the two sides run side by side: each is mostly the engine's planning
     // (bench/search README, 2026-11-28 late session).
     const [o, n] = await Promise.all([
-      store.query<EventRow>(`${olderSql}${searchSettings(false)}`, params),
-      store.queryBeside<EventRow>(`${newerSql}${searchSettings(false)}`, params),
+      store.query<EventRow>(`SELECT ${olderSide}${searchSettings(false)}`, params),
+      store.queryBeside<EventRow>(`SELECT ${newerSide}${searchSettings(false)}`, params),
     ])
     return { older: o.rows, newer: n.rows }
   }
   // Each side in parentheses keeps its own ORDER BY and LIMIT; a `SELECT * FROM (…)` around
   // each, as before, cost the engine 3 ms more planning (bench/search README, 2026-11-28 night).
   const r = await store.query<EventRow & { side: number }>(
-    `(SELECT 0 AS side, ${olderSql.slice('SELECT '.length)})
+    `(SELECT 0 AS side, ${olderSide})
      UNION ALL
-     (SELECT 1 AS side, ${newerSql.slice('SELECT '.length)})${searchSettings(false)}`, params)
+     (SELECT 1 AS side, ${newerSide})${searchSettings(false)}`, params)
   const older: EventRow[] = []
   const newer: EventRow[] = []
   for (const x of r.rows) (Number(x.side) === 0 ? older : newer).push(x)

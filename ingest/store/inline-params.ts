@@ -8,8 +8,6 @@ import type { QueryParams } from './store-port.ts'
 
 /** `{name:Type}`, as the statements of the query stage write their placeholders. */
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*):([A-Za-z0-9_(), ]+)\}/g
-/** Element type of an `Array(T)` placeholder. */
-const ARRAY = /^Array\((.+)\)$/
 
 function hexText(value: unknown): string {
   if (typeof value === 'string') return Buffer.from(value, 'utf8').toString('hex')
@@ -22,8 +20,7 @@ function hexText(value: unknown): string {
 
 /** The value as a constant of `type`: hex-encoded text (or an array of it), cast. */
 function literal(name: string, value: unknown, type: string): string {
-  const array = ARRAY.exec(type)
-  if (array !== null) {
+  if (type.startsWith('Array(')) {
     if (!Array.isArray(value)) throw new Error(`parameter ${name} is declared ${type} but is not an array`)
     const items = value.map((v) => `unhex('${hexText(v)}')`).join(', ')
     return `CAST([${items}], '${type}')`
